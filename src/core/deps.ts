@@ -1,0 +1,26 @@
+// What the core is given instead of reaching for globals: a clock, a logger, an event recorder.
+
+/** Milliseconds since the Unix epoch. Injected so tests control time. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export type LogFields = Record<string, unknown>;
+
+/** Structured logger; `debug` is where the kubelet's high-verbosity lines go. */
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+}
+
+const ignore = (): void => {};
+export const silentLogger: Logger = { debug: ignore, info: ignore, warn: ignore, error: ignore };
+
+/** The kubelet's record.EventRecorder, reduced to what the config layer emits. */
+export interface EventRecorder {
+  warning(involved: { name?: string; namespace?: string; uid?: string }, reason: string, message: string): void;
+}

@@ -1,0 +1,42 @@
+// What a source reports about itself for telemetry: failures by reason and the last success.
+// The source writes; telemetry reads at scrape time.
+import type { Clock } from "../core/deps.js";
+
+/**
+ * The small fixed set of failure reasons (the `reason` label of podconfig_source_errors_total).
+ * - read: the path or file could not be read (missing, permission, too large)
+ * - decode: a manifest failed to parse or validate
+ * - fetch: network error or timeout talking to a URL or the API server
+ * - status: an HTTP answer other than 200 (the API server's 410 Gone included)
+ * - watch: a watch stream broke and must be re-established
+ * - checkpoint: a checkpoint could not be read, decoded or written
+ */
+export const SourceErrorReasons = ["read", "decode", "fetch", "status", "watch", "checkpoint"] as const;
+export type SourceErrorReason = (typeof SourceErrorReasons)[number];
+
+export interface SourceError {
+  reason: SourceErrorReason;
+  /** Already free of secrets: never a header value, token or credential. */
+  message: string;
+  at: number;
+}
+
+export class SourceHealth {
+  readonly errors = new Map<SourceErrorReason, number>();
+  lastSuccessAt: number | null = null;
+  lastError: SourceError | null = null;
+
+  constructor(
+    readonly source: string,
+    private readonly clock: Clock,
+  ) {}
+
+  recordError(reason: SourceErrorReason, message: string): void {
+    this.errors.set(reason, (this.errors.get(reason) ?? 0) + 1);
+    this.lastError = { reason, message, at: this.clock.now() };
+  }
+
+  recordSuccess(): void {
+    this.lastSuccessAt = this.clock.now();
+  }
+}
