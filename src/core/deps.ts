@@ -22,5 +22,9 @@ export const silentLogger: Logger = { debug: ignore, info: ignore, warn: ignore,
 
 /** The kubelet's record.EventRecorder, reduced to what the config layer emits. */
 export interface EventRecorder {
-  warning(involved: { name?: string; namespace?: string; uid?: string }, reason: string, message: string): void;
+  warning(
+    involved: { name?: string; namespace?: string; uid?: string },
+    reason: string,
+    message: string,
+  ): void;
 }

@@ -26,7 +26,13 @@ export const ConfigFirstSeenAnnotationKey = "kubernetes.io/config.seen";
 export const ConfigHashAnnotationKey = "kubernetes.io/config.hash";
 
 /** A JSON value, as JSON.parse returns it. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
 
 export interface ObjectMeta {
   name?: string;
@@ -77,11 +83,14 @@ export interface SyncHandler {
   handlePodCleanups(): void | Promise<void>;
 }
 
+// Sources validate pods; these two still tolerate a pod without metadata so bad input
+// from a library caller cannot crash a merge.
+
 /** `name_namespace`, the kubelet's kubecontainer.GetPodFullName. */
 export function podFullName(pod: Pod): string {
-  return `${pod.metadata.name ?? ""}_${pod.metadata.namespace ?? ""}`;
+  return `${pod.metadata?.name ?? ""}_${pod.metadata?.namespace ?? ""}`;
 }
 
 export function podUID(pod: Pod): string {
-  return pod.metadata.uid ?? "";
+  return pod.metadata?.uid ?? "";
 }

@@ -1,0 +1,112 @@
+// When a pod from a source differs from the stored one: the kubelet's podsDifferSemantically,
+// isAnnotationMapEqual and checkAndUpdatePod (pkg/kubelet/config/config.go).
+import type { Clock } from "./deps.js";
+import { deepCopy, deepEqual } from "./json.js";
+import {
+  ConfigFirstSeenAnnotationKey,
+  ConfigMirrorAnnotationKey,
+  ConfigSourceAnnotationKey,
+  type ObjectMeta,
+  type Pod,
+} from "./types.js";
+
+/** Annotations the kubelet writes itself; a change in them is never a change of the pod. */
+export const localAnnotations: readonly string[] = [
+  ConfigSourceAnnotationKey,
+  ConfigMirrorAnnotationKey,
+  ConfigFirstSeenAnnotationKey,
+];
+
+function isLocalAnnotationKey(key: string): boolean {
+  return localAnnotations.includes(key);
+}
+
+/** Equal except for local annotations; a missing map is an empty one. */
+export function isAnnotationMapEqual(
+  existing: Record<string, string> | undefined,
+  candidate: Record<string, string> | undefined,
+): boolean {
+  const existingMap = existing ?? {};
+  const candidateMap = candidate ?? {};
+  for (const key in candidateMap) {
+    if (isLocalAnnotationKey(key)) continue;
+    if (!(key in existingMap) || existingMap[key] !== candidateMap[key]) return false;
+  }
+  for (const key in existingMap) {
+    if (!isLocalAnnotationKey(key) && !(key in candidateMap)) return false;
+  }
+  return true;
+}
+
+export function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
+  const a = existing.metadata;
+  const b = ref.metadata ?? {};
+  return !(
+    deepEqual(existing.spec, ref.spec) &&
+    deepEqual(a.labels, b.labels) &&
+    deepEqual(a.deletionTimestamp, b.deletionTimestamp) &&
+    deepEqual(a.deletionGracePeriodSeconds, b.deletionGracePeriodSeconds) &&
+    isAnnotationMapEqual(a.annotations, b.annotations)
+  );
+}
+
+/** What checkAndUpdatePod decided for a known UID. */
+export type PodChange = "none" | "reconcile" | "update" | "gracefulDelete";
+
+/**
+ * Updates the stored pod in place from `ref` (never mutated) and says what changed.
+ * Status alone is a reconcile; anything semantic is an update, or a graceful delete
+ * when the new pod carries a deletionTimestamp.
+ */
+export function checkAndUpdatePod(existing: Pod, ref: Pod, source: string): PodChange {
+  if (!podsDifferSemantically(existing, ref)) {
+    if (deepEqual(existing.status, ref.status)) return "none";
+    assignCopy(existing, "status", ref.status);
+    return "reconcile";
+  }
+  assignCopy(existing, "spec", ref.spec);
+  const meta = ref.metadata ?? {};
+  assignCopy(existing.metadata, "labels", meta.labels);
+  assignCopy(existing.metadata, "deletionTimestamp", meta.deletionTimestamp);
+  assignCopy(existing.metadata, "deletionGracePeriodSeconds", meta.deletionGracePeriodSeconds);
+  assignCopy(existing, "status", ref.status);
+  existing.metadata.annotations = updatedAnnotations(existing.metadata, meta, source);
+  return meta.deletionTimestamp == null ? "update" : "gracefulDelete";
+}
+
+/** The new pod's annotations plus the stored values of the local keys (updateAnnotations). */
+function updatedAnnotations(
+  existing: ObjectMeta,
+  ref: ObjectMeta,
+  source: string,
+): Record<string, string> {
+  const annotations: Record<string, string> = { ...ref.annotations };
+  annotations[ConfigSourceAnnotationKey] = source;
+  for (const key of localAnnotations) {
+    const stored = existing.annotations?.[key];
+    if (stored !== undefined) annotations[key] = stored;
+  }
+  return annotations;
+}
+
+/** A stored copy of a pod new to this source, with the source and first-seen annotations. */
+export function newStoredPod(ref: Pod, source: string, clock: Clock): Pod {
+  const pod = deepCopy(ref);
+  pod.metadata = pod.metadata ?? {};
+  pod.metadata.annotations = {
+    ...pod.metadata.annotations,
+    [ConfigSourceAnnotationKey]: source,
+    [ConfigFirstSeenAnnotationKey]: new Date(clock.now()).toISOString(),
+  };
+  return pod;
+}
+
+/** Go's `existing.X = ref.X`: a nil value leaves the field unset, not set to undefined. */
+function assignCopy<T extends object, K extends keyof T & string>(
+  target: T,
+  key: K,
+  value: T[K] | undefined,
+): void {
+  if (value === undefined) delete target[key];
+  else target[key] = deepCopy(value);
+}

@@ -1,0 +1,214 @@
+// The kubelet's podStorage: per-source pods by UID, merged from updates into the minimal
+// notifications of the configured mode. Synchronous and pure apart from the injected clock:
+// the caller (PodConfig) serializes merges and puts what they return on the queue.
+import type { Clock, EventRecorder, Logger } from "./deps.js";
+import { deepCopy } from "./json.js";
+import { checkAndUpdatePod, newStoredPod } from "./semantics.js";
+import {
+  AllSource,
+  type NotificationMode,
+  type Pod,
+  type PodOperation,
+  type PodUpdate,
+  podFullName,
+  podUID,
+} from "./types.js";
+
+type PodMap = Map<string, Pod>;
+
+/** Stored pods (not copies) sorted by what the merge did to them. */
+interface MergeResult {
+  adds: Pod[];
+  updates: Pod[];
+  deletes: Pod[];
+  removes: Pod[];
+  reconciles: Pod[];
+  restores: Pod[];
+}
+
+export interface PodStorageOptions {
+  mode: NotificationMode;
+  clock: Clock;
+  logger: Logger;
+  recorder?: EventRecorder;
+}
+
+export class PodStorage {
+  private readonly pods = new Map<string, PodMap>();
+  /** Sources that have sent at least one SET, with the time of the first. */
+  private readonly sourcesSeen = new Map<string, number>();
+
+  constructor(private readonly options: PodStorageOptions) {}
+
+  /** Merges one update from `source` and returns the notifications to deliver, in order. */
+  merge(source: string, update: PodUpdate): PodUpdate[] {
+    const seenBefore = this.sourcesSeen.has(source);
+    const result = this.apply(source, update);
+    const firstSet = !seenBefore && this.sourcesSeen.has(source);
+    return this.notifications(source, result, firstSet);
+  }
+
+  /** Every stored pod of every source, deep-copied (the kubelet's MergedState). */
+  mergedState(): Pod[] {
+    const pods: Pod[] = [];
+    for (const sourcePods of this.pods.values()) {
+      for (const pod of sourcePods.values()) pods.push(deepCopy(pod));
+    }
+    return pods;
+  }
+
+  /** The SET from `*` that sync() delivers. */
+  syncUpdate(): PodUpdate {
+    return { op: "SET", source: AllSource, pods: this.mergedState() };
+  }
+
+  seenSources(sources: Iterable<string>): boolean {
+    for (const source of sources) if (!this.sourcesSeen.has(source)) return false;
+    return true;
+  }
+
+  /** When the first SET from `source` was merged, if it was. */
+  storedAt(source: string): number | undefined {
+    return this.sourcesSeen.get(source);
+  }
+
+  podCount(source: string): number {
+    return this.pods.get(source)?.size ?? 0;
+  }
+
+  private apply(source: string, update: PodUpdate): MergeResult {
+    const result: MergeResult = {
+      adds: [],
+      updates: [],
+      deletes: [],
+      removes: [],
+      reconciles: [],
+      restores: [],
+    };
+    let pods: PodMap = this.pods.get(source) ?? new Map();
+    switch (update.op) {
+      case "ADD":
+      case "UPDATE":
+      case "DELETE":
+        // The op's name does not matter: all three are an additive merge by UID.
+        this.updatePods(source, update.pods, pods, pods, result);
+        break;
+      case "REMOVE":
+        for (const pod of update.pods) {
+          const existing = pods.get(podUID(pod));
+          if (!existing) continue;
+          pods.delete(podUID(pod));
+          result.removes.push(existing);
+        }
+        break;
+      case "SET": {
+        if (!this.sourcesSeen.has(source)) this.sourcesSeen.set(source, this.options.clock.now());
+        const oldPods = pods;
+        pods = new Map();
+        this.updatePods(source, update.pods, oldPods, pods, result);
+        for (const [uid, existing] of oldPods) if (!pods.has(uid)) result.removes.push(existing);
+        break;
+      }
+      case "RESTORE":
+        // Checkpointed pods may be incomplete: passed through, neither stored nor filtered.
+        result.restores = update.pods;
+        break;
+      default:
+        this.options.logger.warn("Received invalid update type", {
+          source,
+          op: (update as { op: unknown }).op,
+        });
+    }
+    this.pods.set(source, pods);
+    return result;
+  }
+
+  /** Merges `newPods` against `oldPods` into `pods` (the same map except for SET). */
+  private updatePods(
+    source: string,
+    newPods: Pod[],
+    oldPods: PodMap,
+    pods: PodMap,
+    result: MergeResult,
+  ): void {
+    for (const ref of this.filterDuplicateNames(newPods, source)) {
+      const uid = podUID(ref);
+      const existing = oldPods.get(uid);
+      if (!existing) {
+        const stored = newStoredPod(ref, source, this.options.clock);
+        pods.set(uid, stored);
+        result.adds.push(stored);
+        continue;
+      }
+      pods.set(uid, existing);
+      const change = checkAndUpdatePod(existing, ref, source);
+      if (change === "update") result.updates.push(existing);
+      else if (change === "reconcile") result.reconciles.push(existing);
+      else if (change === "gracefulDelete") result.deletes.push(existing);
+    }
+  }
+
+  /** Within one update, a second pod with the same full name is dropped: first wins. */
+  private filterDuplicateNames(pods: Pod[], source: string): Pod[] {
+    const names = new Set<string>();
+    const filtered: Pod[] = [];
+    pods.forEach((pod, index) => {
+      const name = podFullName(pod);
+      if (!names.has(name)) {
+        names.add(name);
+        filtered.push(pod);
+        return;
+      }
+      const message = `Error validating pod ${name} from ${source} due to duplicate pod name "${pod.metadata?.name ?? ""}", ignoring`;
+      this.options.logger.warn("Pod failed validation due to duplicate pod name, ignoring", {
+        index,
+        pod: name,
+        source,
+      });
+      this.options.recorder?.warning(pod.metadata ?? {}, "FailedValidation", message);
+    });
+    return filtered;
+  }
+
+  private notifications(source: string, result: MergeResult, firstSet: boolean): PodUpdate[] {
+    const emit = (op: PodOperation, pods: Pod[]): PodUpdate => ({
+      op,
+      source,
+      pods: pods.map(deepCopy),
+    });
+    const snapshot = (): PodUpdate => ({ op: "SET", source, pods: this.mergedState() });
+    const { adds, updates, deletes, removes, reconciles, restores } = result;
+    const out: PodUpdate[] = [];
+    switch (this.options.mode) {
+      case "incremental":
+        if (removes.length > 0) out.push(emit("REMOVE", removes));
+        if (adds.length > 0) out.push(emit("ADD", adds));
+        if (updates.length > 0) out.push(emit("UPDATE", updates));
+        if (deletes.length > 0) out.push(emit("DELETE", deletes));
+        if (restores.length > 0) out.push(emit("RESTORE", restores));
+        // An empty ADD on a source's first SET tells the sync loop the source has spoken.
+        if (firstSet && adds.length === 0 && updates.length === 0 && deletes.length === 0) {
+          out.push(emit("ADD", []));
+        }
+        if (reconciles.length > 0) out.push(emit("RECONCILE", reconciles));
+        break;
+      case "snapshotAndUpdates":
+        if (removes.length > 0 || adds.length > 0 || firstSet) out.push(snapshot());
+        if (updates.length > 0) out.push(emit("UPDATE", updates));
+        if (deletes.length > 0) out.push(emit("DELETE", deletes));
+        break;
+      case "snapshot":
+        if (
+          updates.length > 0 ||
+          deletes.length > 0 ||
+          adds.length > 0 ||
+          removes.length > 0 ||
+          firstSet
+        ) {
+          out.push(snapshot());
+        }
+        break;
+    }
+    return out;
+  }
+}

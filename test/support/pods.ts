@@ -1,0 +1,45 @@
+// Pod builders and a controllable clock shared by the test suites.
+import type { Clock } from "../../src/core/deps.js";
+import type { Pod } from "../../src/core/types.js";
+
+/** The kubelet test's CreateValidPod: UID is name + namespace, "unique enough". */
+export function createValidPod(name: string, namespace: string): Pod {
+  return {
+    metadata: { uid: name + namespace, name, namespace },
+    spec: {
+      restartPolicy: "Always",
+      dnsPolicy: "ClusterFirst",
+      containers: [
+        {
+          name: "ctr",
+          image: "image",
+          imagePullPolicy: "IfNotPresent",
+          securityContext: { privileged: false },
+          terminationMessagePolicy: "File",
+        },
+      ],
+    },
+  };
+}
+
+export function withContainers(pod: Pod, containers: unknown[]): Pod {
+  return { ...pod, spec: { ...pod.spec, containers } };
+}
+
+export const otherContainer = {
+  name: "bar",
+  image: "test",
+  imagePullPolicy: "IfNotPresent",
+  terminationMessagePolicy: "File",
+};
+
+/** A clock that moves only when told. */
+export class ManualClock implements Clock {
+  constructor(private ms = Date.UTC(2026, 0, 1)) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
