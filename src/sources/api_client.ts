@@ -1,0 +1,101 @@
+// GET requests to the API server with the kubeconfig's endpoint, TLS material and credentials,
+// streamed: a watch is a response that never ends on its own. Credentials go into request
+// options only; nothing here puts a header, token or URL userinfo into an error.
+import type { IncomingMessage } from "node:http";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest, type RequestOptions } from "node:https";
+import { StringDecoder } from "node:string_decoder";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { ApiSourceError } from "./api_error.js";
+
+const userAgent = "podconfig-exporter";
+
+export class ApiClient {
+  constructor(private readonly kubeConfig: KubeConfig) {}
+
+  /** scheme://host:port of the API server, for logs (no userinfo, no path). */
+  get server(): string {
+    const server = this.kubeConfig.getCurrentCluster()?.server;
+    return server && URL.canParse(server) ? new URL(server).origin : "";
+  }
+
+  /** Sends GET `path` (with query) and resolves with the response head; the body is the caller's. */
+  async get(path: string, signal: AbortSignal): Promise<IncomingMessage> {
+    const server = this.kubeConfig.getCurrentCluster()?.server;
+    if (!server) throw new ApiSourceError("fetch", "kubeconfig has no current cluster");
+    // Concatenated, not resolved: a server URL may carry a path prefix (e.g. behind a proxy).
+    const url = new URL(server.replace(/\/+$/, "") + path);
+    const options: RequestOptions = {
+      method: "GET",
+      headers: { Accept: "application/json", "User-Agent": userAgent },
+    };
+    try {
+      // Refreshes exec/OIDC/service-account tokens per request and builds the TLS agent.
+      await this.kubeConfig.applyToHTTPSOptions(options);
+    } catch (err) {
+      throw new ApiSourceError("fetch", `credentials or TLS setup failed: ${errorMessage(err)}`);
+    }
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const request = send(url, { ...options, signal });
+      request.once("response", resolve);
+      request.once("error", (err) => reject(new ApiSourceError("fetch", errorMessage(err))));
+      request.end();
+    });
+  }
+}
+
+/** Reads a whole (list or Status) body, refusing more than `limit` bytes. */
+export async function readBody(response: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        response.destroy();
+        throw new ApiSourceError("decode", `response body larger than ${limit} bytes`);
+      }
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof ApiSourceError) throw err;
+    throw new ApiSourceError("fetch", `reading the response failed: ${errorMessage(err)}`);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * The lines of a watch stream. The API server ends every JSON event with a newline; a line
+ * longer than `limit` is refused. A broken stream surfaces as a `watch` error.
+ */
+export async function* readLines(response: IncomingMessage, limit: number): AsyncGenerator<string> {
+  const decoder = new StringDecoder("utf8");
+  let buffered = "";
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      buffered += decoder.write(chunk);
+      let newline = buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (line.trim() !== "") yield line;
+        newline = buffered.indexOf("\n");
+      }
+      if (buffered.length > limit) {
+        throw new ApiSourceError("decode", `watch event larger than ${limit} characters`);
+      }
+    }
+  } catch (err) {
+    if (err instanceof ApiSourceError) throw err;
+    throw new ApiSourceError("watch", `watch stream broke: ${errorMessage(err)}`);
+  }
+  buffered += decoder.end();
+  if (buffered.trim() !== "") yield buffered;
+}
+
+export function errorMessage(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+}

@@ -1,0 +1,268 @@
+// The api source against a loopback API server speaking the real list/watch protocol.
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type TestContext, test } from "node:test";
+import type { Clock } from "../../src/core/deps.js";
+import type { Pod } from "../../src/core/types.js";
+import { ApiSource } from "../../src/sources/api.js";
+import { loadKubeConfig } from "../../src/sources/kubeconfig.js";
+import { FakeApiserver, type FakeApiserverOptions } from "../support/fake_apiserver.js";
+import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+
+const token = "s3cret-bearer-token";
+
+function pod(
+  name: string,
+  options: { namespace?: string; node?: string; image?: string } = {},
+): Pod {
+  return {
+    metadata: { name, namespace: options.namespace ?? "default" },
+    spec: {
+      nodeName: options.node ?? "node-a",
+      containers: [{ name: "c", image: options.image ?? "img:1" }],
+    },
+  };
+}
+
+/** A source for node-a against a fresh fake server; everything is torn down after the test. */
+async function setup(
+  t: TestContext,
+  options: { fake?: FakeApiserverOptions; kubeconfigToken?: string; startDown?: boolean } = {},
+) {
+  const dir = await mkdtemp(join(tmpdir(), "api-source-"));
+  const fake = await FakeApiserver.start({ token, ...options.fake });
+  const kubeconfig = await fake.writeKubeconfig(dir, options.kubeconfigToken ?? token);
+  const channel = new UpdateRecorder();
+  const logger = new RecordingLogger();
+  let tick = 0;
+  const clock: Clock = { now: () => ++tick }; // every success gets a new timestamp
+  const source = new ApiSource({
+    kubeConfig: loadKubeConfig({ kubeconfig }),
+    nodeName: "node-a",
+    channel,
+    clock,
+    logger,
+    backoff: { initialMs: 5, maxMs: 40, jitter: 0 },
+    random: () => 0,
+  });
+  t.after(async () => {
+    await source.stop();
+    await fake.close();
+    await rm(dir, { recursive: true, force: true });
+    assert.ok(!logger.text().includes(token), "a log line leaks the token");
+    assert.ok(channel.maxInFlight <= 1, "two sends in flight");
+  });
+  return { fake, source, channel, logger };
+}
+
+/** `namespace/name` of the pods of update `index`, in order. */
+function podNames(channel: UpdateRecorder, index: number): string[] {
+  const update = channel.updates[index];
+  assert.ok(update, `no update #${index} (have ${channel.updates.length})`);
+  return update.pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+}
+
+const lastSet = (channel: UpdateRecorder) => podNames(channel, channel.updates.length - 1);
+
+/** The image of the first container of pod `index` in update `update`. */
+function imageOf(channel: UpdateRecorder, update: number, index: number): string | undefined {
+  const spec = channel.updates[update]?.pods[index]?.spec as
+    | { containers?: { image?: string }[] }
+    | undefined;
+  return spec?.containers?.[0]?.image;
+}
+
+test("an empty initial list pushes SET [] and the watch resumes from the list's version", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  source.start();
+  await waitFor(() => fake.requestsOf("watch").length === 1, "the watch");
+  assert.deepEqual(channel.updates, [{ op: "SET", source: "api", pods: [] }]);
+  const [list] = fake.requestsOf("list");
+  assert.equal(list?.fieldSelector, "spec.nodeName=node-a");
+  assert.equal(list?.resourceVersion, "0");
+  const [watch] = fake.requestsOf("watch");
+  assert.equal(watch?.resourceVersion, fake.resourceVersion);
+  assert.equal(watch?.allowWatchBookmarks, true);
+  assert.notEqual(source.health.lastSuccessAt, null);
+  assert.equal(source.health.errors.size, 0);
+});
+
+test("every ADDED, MODIFIED and DELETED pushes a SET of the full list; other nodes' pods never show", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  const a = fake.addPod(pod("a"));
+  source.start();
+  await waitFor(() => channel.updates.length === 1, "the initial SET");
+  assert.deepEqual(podNames(channel, 0), ["default/a"]);
+  // Pods arrive as the kubelet sees them: no kind/apiVersion, server fields kept.
+  assert.deepEqual(channel.updates[0]?.pods[0], (({ kind, apiVersion, ...rest }) => rest)(a));
+
+  fake.addPod(pod("b"));
+  await waitFor(() => channel.updates.length === 2, "SET after ADDED");
+  assert.deepEqual(lastSet(channel), ["default/a", "default/b"]);
+
+  fake.addPod(pod("elsewhere", { node: "node-b" }));
+  fake.modifyPod(pod("a", { image: "img:2" }));
+  await waitFor(() => channel.updates.length === 3, "SET after MODIFIED");
+  assert.deepEqual(lastSet(channel), ["default/a", "default/b"]);
+  assert.equal(imageOf(channel, 2, 0), "img:2");
+
+  fake.deletePod("default", "b");
+  await waitFor(() => channel.updates.length === 4, "SET after DELETED");
+  assert.deepEqual(lastSet(channel), ["default/a"]);
+
+  fake.deletePod("default", "a");
+  await waitFor(() => channel.updates.length === 5, "SET after the last DELETED");
+  assert.deepEqual(channel.updates[4], { op: "SET", source: "api", pods: [] });
+  assert.ok(channel.updates.every((u) => u.op === "SET" && u.source === "api"));
+});
+
+test("two namespaces with the same pod name are both present (kubelet bug #2294)", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  fake.addPod(pod("p", { namespace: "one" }));
+  fake.addPod(pod("p", { namespace: "two" }));
+  source.start();
+  await waitFor(() => channel.updates.length === 1, "the initial SET");
+  assert.deepEqual(podNames(channel, 0), ["one/p", "two/p"]);
+  fake.deletePod("one", "p");
+  await waitFor(() => channel.updates.length === 2, "SET after DELETED");
+  assert.deepEqual(podNames(channel, 1), ["two/p"]);
+});
+
+test("a watch closed by the server is resumed from the last version: no relist, no lost event", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  source.start();
+  await waitFor(() => channel.updates.length === 1, "SET []");
+  fake.addPod(pod("a"));
+  await waitFor(() => channel.updates.length === 2, "SET [a]");
+  const rvOfA = fake.resourceVersion;
+  fake.closeWatches();
+  fake.addPod(pod("b")); // made while no watch is open
+  await waitFor(() => channel.updates.length === 3, "SET [a, b]");
+  assert.deepEqual(lastSet(channel), ["default/a", "default/b"]);
+  assert.equal(fake.requestsOf("list").length, 1);
+  assert.equal(fake.requestsOf("watch")[1]?.resourceVersion, rvOfA);
+});
+
+test("a watch closed before any event counts as a watch error and resumes, without a relist", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  source.start();
+  await waitFor(() => fake.activeWatches === 1, "the watch");
+  fake.closeWatches();
+  await waitFor(() => fake.requestsOf("watch").length === 2, "the re-watch");
+  assert.equal(source.health.errors.get("watch"), 1);
+  assert.equal(fake.requestsOf("list").length, 1);
+  assert.equal(
+    fake.requestsOf("watch")[1]?.resourceVersion,
+    fake.requestsOf("watch")[0]?.resourceVersion,
+  );
+  assert.equal(channel.updates.length, 1);
+});
+
+test("after the connection drops, events made while the server was down arrive on reconnect", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  source.start();
+  await waitFor(() => channel.updates.length === 1, "SET []");
+  fake.addPod(pod("a"));
+  await waitFor(() => channel.updates.length === 2, "SET [a]");
+  const rvOfA = fake.resourceVersion;
+  await fake.down();
+  fake.addPod(pod("b"));
+  fake.modifyPod(pod("a", { image: "img:2" }));
+  // Proof it kept trying while down: refused connections, counted as fetch errors.
+  await waitFor(() => (source.health.errors.get("fetch") ?? 0) >= 2, "two refused attempts");
+  assert.equal(channel.updates.length, 2);
+  await fake.up();
+  await waitFor(() => channel.updates.length === 4, "both missed events");
+  assert.deepEqual(podNames(channel, 2), ["default/a", "default/b"]);
+  assert.deepEqual(podNames(channel, 3), ["default/a", "default/b"]);
+  assert.equal(imageOf(channel, 3, 0), "img:2");
+  assert.equal(fake.requestsOf("list").length, 1, "resumed by watch, not relisted");
+  assert.equal(fake.requestsOf("watch").at(-1)?.resourceVersion, rvOfA);
+});
+
+for (const expiredAs of ["event", "status"] as const) {
+  test(`410 Gone (${expiredAs === "event" ? "ERROR watch event" : "HTTP status"}) relists`, async (t) => {
+    const { fake, source, channel } = await setup(t, { fake: { expiredAs } });
+    source.start();
+    await waitFor(() => channel.updates.length === 1, "SET []");
+    fake.addPod(pod("a"));
+    await waitFor(() => channel.updates.length === 2, "SET [a]");
+    await fake.down();
+    fake.addPod(pod("b"));
+    fake.deletePod("default", "a");
+    fake.compact(); // the source's resourceVersion is now outside the window
+    await fake.up();
+    await waitFor(() => channel.updates.length === 3, "the relist's SET");
+    assert.deepEqual(lastSet(channel), ["default/b"]);
+    assert.equal(fake.requestsOf("list").length, 2);
+    assert.ok((source.health.errors.get("status") ?? 0) >= 1);
+    // It watches again from the new list, and events flow.
+    fake.addPod(pod("c"));
+    await waitFor(() => channel.updates.length === 4, "SET after the relist's watch");
+    assert.deepEqual(lastSet(channel), ["default/b", "default/c"]);
+  });
+}
+
+test("a BOOKMARK advances the resourceVersion without pushing anything", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  source.start();
+  await waitFor(
+    () => fake.requestsOf("watch").length === 1 && fake.activeWatches === 1,
+    "the watch",
+  );
+  fake.addPod(pod("elsewhere", { node: "node-b" })); // moves the version; invisible to node-a
+  const successes = source.health.lastSuccessAt;
+  fake.sendBookmark();
+  await waitFor(
+    () => source.health.lastSuccessAt !== successes,
+    "the bookmark counted as a success",
+  );
+  // Without the bookmark the old version would now be 410 Gone and force a relist.
+  fake.compact();
+  fake.closeWatches();
+  await waitFor(() => fake.requestsOf("watch").length === 2, "the re-watch");
+  assert.equal(fake.requestsOf("watch")[1]?.resourceVersion, fake.resourceVersion);
+  fake.addPod(pod("a"));
+  await waitFor(() => channel.updates.length === 2, "SET [a]");
+  assert.deepEqual(channel.updates[0], { op: "SET", source: "api", pods: [] });
+  assert.deepEqual(lastSet(channel), ["default/a"]);
+  assert.equal(fake.requestsOf("list").length, 1);
+  assert.equal(source.health.errors.get("status"), undefined);
+});
+
+test("an API server down at start: no update at all until it comes up", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  await fake.down();
+  source.start();
+  await waitFor(() => (source.health.errors.get("fetch") ?? 0) >= 2, "two failed attempts");
+  assert.equal(channel.updates.length, 0);
+  assert.equal(source.health.lastSuccessAt, null);
+  assert.equal(source.health.lastError?.reason, "fetch");
+  await fake.up();
+  await waitFor(() => channel.updates.length === 1, "the first SET");
+  assert.deepEqual(channel.updates[0], { op: "SET", source: "api", pods: [] });
+});
+
+test("a refused request (401) is a status error, pushes nothing and never logs the token", async (t) => {
+  const { source, channel, logger } = await setup(t, { kubeconfigToken: `wrong-${token}` });
+  source.start();
+  await waitFor(() => (source.health.errors.get("status") ?? 0) >= 2, "two refused lists");
+  assert.equal(channel.updates.length, 0);
+  assert.match(source.health.lastError?.message ?? "", /401/);
+  assert.ok(
+    logger.lines.some((line) => line.level === "warn" && JSON.stringify(line).includes("401")),
+  );
+  assert.ok(!logger.text().includes("wrong-"), "the wrong token leaked");
+});
+
+test("stop() ends the watch and resolves with nothing left running", async (t) => {
+  const { fake, source, channel } = await setup(t);
+  source.start();
+  await waitFor(() => fake.activeWatches === 1, "the watch");
+  await source.stop();
+  await waitFor(() => fake.activeWatches === 0, "the server to see the watch closed");
+  assert.deepEqual(channel.updates, [{ op: "SET", source: "api", pods: [] }]);
+  assert.equal(fake.requestsOf("watch").length, 1);
+});
