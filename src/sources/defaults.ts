@@ -1,0 +1,96 @@
+// The kubelet's applyDefaults (pkg/kubelet/config/common.go) for static pods from a file or URL.
+import { createHash } from "node:crypto";
+import { ConfigHashAnnotationKey, type Pod } from "../core/types.js";
+
+/** Where a static pod came from: it decides the UID hash, the toleration and the messages. */
+export interface StaticPodOrigin {
+  /** `file`: a static pod path (gets the NoExecute toleration); `http`: a manifest URL. */
+  source: "file" | "http";
+  /** The file path or the URL exactly as configured: part of the generated UID. */
+  location: string;
+  /** The location as it may be shown in messages (a URL without credentials); default `location`. */
+  display?: string;
+  nodeName: string;
+}
+
+/** A pod name unique among nodes: `<name>-<lowercased node name>`. */
+export function generatePodName(name: string, nodeName: string): string {
+  return `${name}-${nodeName.toLowerCase()}`;
+}
+
+/** JSON with object keys sorted at every level: the same pod always hashes the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * The UID the kubelet generates for a static pod without one: hex MD5 over `host:<node>` and
+ * `file:<path>` for a file (`url:<url>` only, for a URL), then the pod as decoded. The pod part
+ * is a canonical JSON instead of Go's DeepHashObject, so the values differ from a real kubelet's
+ * but keep its properties: stable across restarts, different per node (file), path/URL and content.
+ */
+export function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
+  const hasher = createHash("md5");
+  if (origin.source === "file") {
+    hasher.update(`host:${origin.nodeName}`);
+    hasher.update(`file:${origin.location}`);
+  } else {
+    hasher.update(`url:${origin.location}`);
+  }
+  hasher.update(canonicalJson(pod));
+  return hasher.digest("hex");
+}
+
+interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  [field: string]: unknown;
+}
+
+const staticPodToleration: Toleration = { operator: "Exists", effect: "NoExecute" };
+
+/**
+ * The kubelet's helper.AddOrUpdateTolerationInPod: a toleration with the same key, operator,
+ * value and effect is replaced by the given one (unless already identical), else it is appended.
+ */
+function addOrUpdateToleration(spec: Record<string, unknown>, toleration: Toleration): void {
+  const existing = Array.isArray(spec.tolerations) ? (spec.tolerations as Toleration[]) : [];
+  const same = (t: Toleration, field: "key" | "operator" | "value" | "effect") =>
+    (t[field] ?? "") === (toleration[field] ?? "");
+  let found = false;
+  const next = existing.map((t) => {
+    if (!same(t, "key") || !same(t, "operator") || !same(t, "value") || !same(t, "effect"))
+      return t;
+    found = true;
+    return { ...toleration };
+  });
+  if (!found) next.push({ ...toleration });
+  spec.tolerations = next;
+}
+
+/**
+ * Applies the static pod defaults in place, in the kubelet's order: UID (if empty) from the pod
+ * as decoded, then name, namespace, spec.nodeName, the config.hash annotation, the file
+ * toleration and status.phase Pending. `pod.spec` and `pod.status` must be objects or absent.
+ */
+export function applyDefaults(pod: Pod, origin: StaticPodOrigin): void {
+  const meta = pod.metadata;
+  if (!meta.uid) meta.uid = staticPodUID(pod, origin);
+  meta.name = generatePodName(meta.name ?? "", origin.nodeName);
+  if (!meta.namespace) meta.namespace = "default";
+  const spec = pod.spec ?? {};
+  pod.spec = spec;
+  spec.nodeName = origin.nodeName;
+  meta.annotations = { ...meta.annotations, [ConfigHashAnnotationKey]: meta.uid };
+  if (origin.source === "file") addOrUpdateToleration(spec, staticPodToleration);
+  pod.status = { ...pod.status, phase: "Pending" };
+}

@@ -1,0 +1,119 @@
+// Static pod manifest decoding: the kubelet's tryDecodeSinglePod / tryDecodePodList
+// (pkg/kubelet/config/common.go): parse, check the type, apply the static pod defaults, validate.
+import type { Pod } from "../core/types.js";
+import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
+import { ManifestError } from "./manifest_error.js";
+import { parseYamlOrJson } from "./manifest_parse.js";
+import { errorMessage } from "./manifest_read.js";
+import { validatePod } from "./manifest_validation.js";
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function decodeError(origin: StaticPodOrigin, detail: string): ManifestError {
+  return new ManifestError("decode", origin.display ?? origin.location, detail);
+}
+
+function parse(data: Uint8Array, origin: StaticPodOrigin, what: string): JsonObject {
+  let value: unknown;
+  try {
+    value = parseYamlOrJson(data);
+  } catch (err) {
+    throw decodeError(origin, `couldn't parse as ${what} (${errorMessage(err)})`);
+  }
+  if (!isObject(value)) throw decodeError(origin, `couldn't parse as ${what} (not an object)`);
+  if (typeof value.kind !== "string" || value.kind === "")
+    throw decodeError(origin, "Object 'Kind' is missing");
+  if (value.apiVersion !== "v1")
+    throw decodeError(
+      origin,
+      `apiVersion must be "v1" for kind ${JSON.stringify(value.kind)}, got ${JSON.stringify(value.apiVersion ?? "")}`,
+    );
+  return value;
+}
+
+function isStringMap(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    (isObject(value) && Object.values(value).every((v) => typeof v === "string"))
+  );
+}
+
+/**
+ * The shape a Go decoder into v1.Pod would insist on, for the fields the defaults and the
+ * validation touch. Returns a field error or null.
+ */
+function shapeError(item: JsonObject): string | null {
+  const { metadata, spec, status } = item;
+  if (metadata !== undefined && !isObject(metadata)) return "metadata: must be an object";
+  if (isObject(metadata)) {
+    for (const field of ["name", "namespace", "uid"]) {
+      const v = metadata[field];
+      if (v !== undefined && v !== null && typeof v !== "string")
+        return `metadata.${field}: must be a string`;
+    }
+    if (!isStringMap(metadata.labels)) return "metadata.labels: must be a map of strings";
+    if (!isStringMap(metadata.annotations)) return "metadata.annotations: must be a map of strings";
+  }
+  if (spec !== undefined && spec !== null && !isObject(spec)) return "spec: must be an object";
+  if (status !== undefined && status !== null && !isObject(status))
+    return "status: must be an object";
+  const tolerations = isObject(spec) ? spec.tolerations : undefined;
+  if (tolerations !== undefined && tolerations !== null) {
+    if (!Array.isArray(tolerations) || !tolerations.every(isObject))
+      return "spec.tolerations: must be a list of objects";
+  }
+  return null;
+}
+
+/**
+ * One pod object (a manifest, or a PodList item) -> a defaulted, validated Pod. `path` prefixes
+ * field errors: "" for a manifest, "items[i]." for a list item.
+ */
+function toStaticPod(item: unknown, origin: StaticPodOrigin, path: string): Pod {
+  if (!isObject(item))
+    throw decodeError(origin, `invalid pod: ${path.replace(/\.$/, "")}: must be an object`);
+  const shape = shapeError(item);
+  if (shape) throw decodeError(origin, `invalid pod: ${path}${shape}`);
+  const { metadata, spec, status, ...rest } = item;
+  const meta = isObject(metadata) ? { ...metadata } : {};
+  // Checked before the defaults: afterwards an empty name would read "-<node>".
+  if (!meta.name) throw decodeError(origin, `invalid pod: ${path}metadata.name: Required value`);
+  const pod: Pod = { ...rest, apiVersion: "v1", kind: "Pod", metadata: meta };
+  if (isObject(spec)) pod.spec = spec;
+  if (isObject(status)) pod.status = status;
+  applyDefaults(pod, origin);
+  const errors = validatePod(pod);
+  if (errors.length > 0)
+    throw decodeError(origin, `invalid pod: ${errors.map((e) => path + e).join("; ")}`);
+  return pod;
+}
+
+/**
+ * A static pod file: exactly one Pod (YAML or JSON). Throws ManifestError (`decode`) naming
+ * the file for anything else, for a pod that fails validation, or for unparseable bytes.
+ */
+export function decodeStaticPod(data: Uint8Array, origin: StaticPodOrigin): Pod {
+  const value = parse(data, origin, "pod");
+  if (value.kind !== "Pod")
+    throw decodeError(origin, `kind must be "Pod", got ${JSON.stringify(value.kind)}`);
+  return toStaticPod(value, origin, "");
+}
+
+/**
+ * A manifest URL body: a single Pod or a PodList. Every item is defaulted and validated; one
+ * invalid item rejects the whole list (the kubelet sends nothing for it).
+ */
+export function decodeStaticPods(data: Uint8Array, origin: StaticPodOrigin): Pod[] {
+  const value = parse(data, origin, "single or multiple pods");
+  if (value.kind === "Pod") return [toStaticPod(value, origin, "")];
+  if (value.kind !== "PodList")
+    throw decodeError(origin, `kind must be "Pod" or "PodList", got ${JSON.stringify(value.kind)}`);
+  const items = value.items ?? [];
+  if (!Array.isArray(items)) throw decodeError(origin, "items: must be a list");
+  return items.map((item, i) => toStaticPod(item, origin, `items[${i}].`));
+}

@@ -1,0 +1,49 @@
+// Size-capped reads of manifest bytes, from a file or a response body (the kubelet's
+// utilio.ReadAtMost with maxConfigLength).
+import { createReadStream } from "node:fs";
+import { ManifestError } from "./manifest_error.js";
+
+/** The kubelet's maxConfigLength: 10 MiB. */
+export const MaxManifestBytes = 10 * 1024 * 1024;
+
+export class TooLargeError extends Error {
+  override readonly name = "TooLargeError";
+  constructor(readonly limit: number) {
+    super(`larger than the ${limit} bytes limit`);
+  }
+}
+
+/**
+ * Collects `chunks` until they end, or throws TooLargeError as soon as more than `limit` bytes
+ * arrived: at most one chunk beyond the limit is ever held. Leaving the loop early ends the
+ * iteration, which destroys a file stream or cancels a response body.
+ */
+export async function readAtMost(
+  chunks: AsyncIterable<Uint8Array>,
+  limit: number = MaxManifestBytes,
+): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of chunks) {
+    total += chunk.byteLength;
+    if (total > limit) throw new TooLargeError(limit);
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts, total);
+}
+
+/** Reads a manifest file; any failure is a ManifestError with reason `read`. */
+export async function readManifestFile(
+  path: string,
+  limit: number = MaxManifestBytes,
+): Promise<Buffer> {
+  try {
+    return await readAtMost(createReadStream(path, { highWaterMark: 64 * 1024 }), limit);
+  } catch (err) {
+    throw new ManifestError("read", path, errorMessage(err));
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,361 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { ConfigHashAnnotationKey } from "../../src/core/types.js";
+import type { StaticPodOrigin } from "../../src/sources/defaults.js";
+import { decodeStaticPod, decodeStaticPods } from "../../src/sources/manifest.js";
+import { ManifestError } from "../../src/sources/manifest_error.js";
+import { MaxManifestBytes, readManifestFile } from "../../src/sources/manifest_read.js";
+
+const fixtures = new URL("../fixtures/manifests/", import.meta.url);
+const fixture = (name: string) => readFile(new URL(name, fixtures));
+const bytes = (text: string) => Buffer.from(text);
+
+const fileOrigin: StaticPodOrigin = {
+  source: "file",
+  location: "/etc/kubernetes/manifests/web.yaml",
+  nodeName: "Node-A",
+};
+const urlOrigin: StaticPodOrigin = {
+  source: "http",
+  location: "http://127.0.0.1:8080/pods",
+  nodeName: "Node-A",
+};
+
+function podYaml(containers: string, metadata = "name: web"): string {
+  return `apiVersion: v1\nkind: Pod\nmetadata: {${metadata}}\nspec:\n  containers:\n${containers}`;
+}
+const oneContainer = "  - {name: app, image: busybox}\n";
+
+/** The ManifestError `fn` throws, checked to be a decode error naming the location. */
+function decodeFailure(fn: () => unknown, location = fileOrigin.location): ManifestError {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ManifestError, `not a ManifestError: ${err}`);
+    assert.equal(err.reason, "decode");
+    assert.ok(err.message.startsWith(`${location}: `), err.message);
+    return err;
+  }
+  assert.fail("expected a ManifestError");
+}
+
+describe("static pod defaults", () => {
+  test("a file pod gets name, namespace, UID, hash, node, toleration and phase", async () => {
+    const pod = decodeStaticPod(await fixture("static-web.yaml"), fileOrigin);
+    assert.equal(pod.metadata.name, "static-web-node-a");
+    assert.equal(pod.metadata.namespace, "default");
+    assert.match(pod.metadata.uid ?? "", /^[0-9a-f]{32}$/);
+    assert.equal(pod.metadata.annotations?.[ConfigHashAnnotationKey], pod.metadata.uid);
+    assert.deepEqual(pod.metadata.labels, { role: "web" });
+    assert.equal(pod.spec?.nodeName, "Node-A");
+    assert.deepEqual(pod.spec?.tolerations, [{ operator: "Exists", effect: "NoExecute" }]);
+    assert.deepEqual(pod.status, { phase: "Pending" });
+    assert.equal(pod.kind, "Pod");
+    assert.equal(pod.apiVersion, "v1");
+  });
+
+  test("YAML (1.1 octal included) and JSON of the same pod decode identically", async () => {
+    const fromYaml = decodeStaticPod(await fixture("static-web.yaml"), fileOrigin);
+    const fromJson = decodeStaticPod(await fixture("static-web.json"), fileOrigin);
+    assert.deepEqual(fromYaml, fromJson);
+    const volumes = fromYaml.spec?.volumes as { configMap: { defaultMode: number } }[];
+    assert.equal(volumes[0]?.configMap.defaultMode, 0o644);
+  });
+
+  test("a URL pod gets no toleration", async () => {
+    const [pod] = decodeStaticPods(await fixture("static-web.yaml"), urlOrigin);
+    assert.equal(pod?.spec?.tolerations, undefined);
+    assert.equal(pod?.metadata.name, "static-web-node-a");
+  });
+
+  test("the generated UID is stable and depends on content, path and node", async () => {
+    const data = await fixture("static-web.yaml");
+    const uid = (origin: StaticPodOrigin, body: Buffer = data) =>
+      decodeStaticPod(body, origin).metadata.uid;
+    const first = uid(fileOrigin);
+    assert.equal(uid(fileOrigin), first);
+    assert.equal(uid({ ...fileOrigin }), first);
+    assert.notEqual(
+      uid({ ...fileOrigin, location: "/etc/kubernetes/manifests/other.yaml" }),
+      first,
+    );
+    assert.notEqual(uid({ ...fileOrigin, nodeName: "node-b" }), first);
+    assert.notEqual(uid(fileOrigin, bytes(podYaml(oneContainer, "name: static-web"))), first);
+    // Key order in the manifest does not matter.
+    const reordered = bytes(
+      "kind: Pod\napiVersion: v1\nspec:\n  volumes: [{configMap: {defaultMode: 0644, name: web}, name: config}]\n" +
+        "  containers: [{ports: [{containerPort: 80}], image: 'nginx:1.27', name: web}]\n" +
+        "metadata: {labels: {role: web}, name: static-web}\n",
+    );
+    assert.equal(uid(fileOrigin, reordered), first);
+  });
+
+  test("a URL pod's UID depends on the URL but, as in the kubelet, not on the node", async () => {
+    const data = await fixture("static-web.yaml");
+    const uid = (origin: StaticPodOrigin) => decodeStaticPods(data, origin)[0]?.metadata.uid;
+    assert.equal(uid(urlOrigin), uid(urlOrigin));
+    assert.notEqual(uid({ ...urlOrigin, location: "http://127.0.0.1:8080/other" }), uid(urlOrigin));
+    assert.equal(uid({ ...urlOrigin, nodeName: "node-b" }), uid(urlOrigin));
+    assert.notEqual(uid(urlOrigin), decodeStaticPod(data, fileOrigin).metadata.uid);
+  });
+
+  test("a given UID and namespace are kept; the hash annotation joins the others", () => {
+    const pod = decodeStaticPod(
+      bytes(
+        podYaml(oneContainer, "name: web, namespace: kube-system, uid: abc, annotations: {a: b}"),
+      ),
+      fileOrigin,
+    );
+    assert.equal(pod.metadata.uid, "abc");
+    assert.equal(pod.metadata.namespace, "kube-system");
+    assert.deepEqual(pod.metadata.annotations, { a: "b", [ConfigHashAnnotationKey]: "abc" });
+  });
+
+  test("the toleration is added once, replacing a matching one like AddOrUpdateTolerationInPod", () => {
+    const withTolerations = (tolerations: string) =>
+      decodeStaticPod(bytes(`${podYaml(oneContainer)}  tolerations: ${tolerations}\n`), fileOrigin)
+        .spec?.tolerations;
+    const ours = { operator: "Exists", effect: "NoExecute" };
+    assert.deepEqual(withTolerations("[{operator: Exists, effect: NoExecute}]"), [ours]);
+    assert.deepEqual(
+      withTolerations("[{operator: Exists, effect: NoExecute, tolerationSeconds: 30}]"),
+      [ours],
+    );
+    const other = { key: "k", operator: "Exists", effect: "NoSchedule" };
+    assert.deepEqual(withTolerations("[{key: k, operator: Exists, effect: NoSchedule}]"), [
+      other,
+      ours,
+    ]);
+  });
+
+  test("status from the manifest is kept with phase Pending", () => {
+    const pod = decodeStaticPod(
+      bytes(`${podYaml(oneContainer)}status: {phase: Running, reason: x}\n`),
+      fileOrigin,
+    );
+    assert.deepEqual(pod.status, { phase: "Pending", reason: "x" });
+  });
+});
+
+describe("manifest validation", () => {
+  const invalid = (yaml: string | Buffer, expected: RegExp) => {
+    const data = typeof yaml === "string" ? bytes(yaml) : yaml;
+    const err = decodeFailure(() => decodeStaticPod(data, fileOrigin));
+    assert.match(err.message, expected);
+  };
+
+  test("missing name", () => {
+    invalid(podYaml(oneContainer, "namespace: default"), /metadata\.name: Required value/);
+    invalid(podYaml(oneContainer, 'name: ""'), /metadata\.name: Required value/);
+  });
+
+  test("no containers", () => {
+    invalid(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: []}\n",
+      /spec\.containers: Required value/,
+    );
+    invalid(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n",
+      /spec\.containers: Required value/,
+    );
+    invalid(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: x}\n",
+      /spec\.containers: Invalid value: must be a list/,
+    );
+  });
+
+  test("pod name that is not a DNS subdomain after defaulting", () => {
+    invalid(
+      podYaml(oneContainer, "name: Web"),
+      /metadata\.name: Invalid value: "Web-node-a": a lowercase RFC 1123 subdomain/,
+    );
+    invalid(podYaml(oneContainer, "name: web_1"), /metadata\.name: Invalid value: "web_1-node-a"/);
+    invalid(
+      podYaml(oneContainer, `name: ${"a".repeat(250)}`),
+      /must be no more than 253 characters/,
+    );
+    // A dotted name is a valid subdomain.
+    assert.equal(
+      decodeStaticPod(bytes(podYaml(oneContainer, "name: web.v1")), fileOrigin).metadata.name,
+      "web.v1-node-a",
+    );
+  });
+
+  test("namespace that is not a DNS label", () => {
+    invalid(
+      podYaml(oneContainer, "name: web, namespace: kube.system"),
+      /metadata\.namespace: Invalid value: "kube\.system": a lowercase RFC 1123 label/,
+    );
+  });
+
+  test("container names: required, DNS labels, unique across init and app containers", () => {
+    invalid(podYaml("  - {image: busybox}\n"), /spec\.containers\[0\]\.name: Required value/);
+    invalid(
+      podYaml("  - {name: App, image: busybox}\n"),
+      /spec\.containers\[0\]\.name: Invalid value: "App": a lowercase RFC 1123 label/,
+    );
+    invalid(
+      podYaml(`  - {name: ${"a".repeat(64)}, image: busybox}\n`),
+      /must be no more than 63 characters/,
+    );
+    invalid(
+      podYaml("  - {name: app, image: busybox}\n  - {name: app, image: nginx}\n"),
+      /spec\.containers\[1\]\.name: Duplicate value: "app"/,
+    );
+    invalid(
+      `${podYaml(oneContainer)}  initContainers:\n  - {name: app, image: busybox}\n`,
+      /spec\.initContainers\[0\]\.name: Duplicate value: "app"/,
+    );
+  });
+
+  test("container without image", () => {
+    invalid(podYaml("  - {name: app}\n"), /spec\.containers\[0\]\.image: Required value/);
+  });
+
+  test("all field errors are reported together", () => {
+    const err = decodeFailure(() =>
+      decodeStaticPod(bytes(podYaml("  - {name: App}\n", "name: web, namespace: A")), fileOrigin),
+    );
+    assert.match(
+      err.message,
+      /namespace.*; spec\.containers\[0\]\.name.*; spec\.containers\[0\]\.image/,
+    );
+  });
+
+  test("wrong kind or apiVersion, missing kind", async () => {
+    invalid(
+      (await fixture("deployment.yaml")).toString(),
+      /apiVersion must be "v1" for kind "Deployment", got "apps\/v1"/,
+    );
+    invalid(
+      "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+      /kind must be "Pod", got "Service"/,
+    );
+    invalid("apiVersion: v2\nkind: Pod\nmetadata: {name: web}\n", /apiVersion must be "v1"/);
+    invalid("metadata: {name: web}\n", /Object 'Kind' is missing/);
+    // A file holds a single pod only.
+    invalid((await fixture("podlist.yaml")).toString(), /kind must be "Pod", got "PodList"/);
+  });
+
+  test("unparseable bytes, non-objects, wrong field types", () => {
+    invalid("apiVersion: v1\nkind: [Pod\n", /couldn't parse as pod \(.+\)/);
+    invalid("{not json", /couldn't parse as pod/);
+    invalid("- a\n- b\n", /couldn't parse as pod \(not an object\)/);
+    invalid("", /couldn't parse as pod \(not an object\)/);
+    invalid(Buffer.from([0x6b, 0xff]), /not valid UTF-8/);
+    invalid(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {a: [1]}}\n",
+      /metadata\.labels: must be a map of strings/,
+    );
+    invalid("apiVersion: v1\nkind: Pod\nmetadata: web\n", /metadata: must be an object/);
+    invalid(
+      `${podYaml(oneContainer)}  tolerations: [x]\n`,
+      /spec\.tolerations: must be a list of objects/,
+    );
+    invalid("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nmetadata: {name: x}\n", /unique/);
+  });
+
+  test("JSON manifests are decoded too", () => {
+    const pod = decodeStaticPod(
+      bytes(
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"j"},"spec":{"containers":[{"name":"a","image":"b"}]}}',
+      ),
+      fileOrigin,
+    );
+    assert.equal(pod.metadata.name, "j-node-a");
+  });
+});
+
+describe("manifest URL bodies (Pod or PodList)", () => {
+  test("a PodList: every item defaulted", async () => {
+    const pods = decodeStaticPods(await fixture("podlist.yaml"), urlOrigin);
+    assert.deepEqual(
+      pods.map((p) => [p.metadata.name, p.metadata.namespace]),
+      [
+        ["etcd-node-a", "kube-system"],
+        ["apiserver-node-a", "kube-system"],
+      ],
+    );
+    assert.equal(pods[1]?.metadata.uid, "7d3c1a52-0000-4000-8000-000000000001");
+    assert.match(pods[0]?.metadata.uid ?? "", /^[0-9a-f]{32}$/);
+    assert.ok(pods.every((p) => p.kind === "Pod" && p.status?.phase === "Pending"));
+  });
+
+  test("one invalid item rejects the whole list", async () => {
+    const list = await fixture("podlist-invalid-item.yaml");
+    const listErr = decodeFailure(() => decodeStaticPods(list, urlOrigin), urlOrigin.location);
+    assert.match(
+      listErr.message,
+      /invalid pod: items\[1\]\.spec\.containers\[0\]\.name: Required value/,
+    );
+    const notObject = decodeFailure(
+      () => decodeStaticPods(bytes("apiVersion: v1\nkind: PodList\nitems: [7]\n"), urlOrigin),
+      urlOrigin.location,
+    );
+    assert.match(notObject.message, /items\[0\]: must be an object/);
+  });
+
+  test("an empty PodList is no pods; a non-list kind is an error", () => {
+    assert.deepEqual(
+      decodeStaticPods(bytes("apiVersion: v1\nkind: PodList\nitems: []\n"), urlOrigin),
+      [],
+    );
+    assert.deepEqual(
+      decodeStaticPods(bytes('{"apiVersion":"v1","kind":"PodList"}'), urlOrigin),
+      [],
+    );
+    const err = decodeFailure(
+      () => decodeStaticPods(bytes("apiVersion: v1\nkind: ConfigMap\n"), urlOrigin),
+      urlOrigin.location,
+    );
+    assert.match(err.message, /kind must be "Pod" or "PodList", got "ConfigMap"/);
+    const garbage = decodeFailure(
+      () => decodeStaticPods(bytes("<html>"), urlOrigin),
+      urlOrigin.location,
+    );
+    assert.match(garbage.message, /couldn't parse as single or multiple pods/);
+  });
+
+  test("messages show the display form of the location", () => {
+    const err = decodeFailure(
+      () =>
+        decodeStaticPods(bytes("x: 1\n"), {
+          ...urlOrigin,
+          location: "http://user:secret@127.0.0.1/pods",
+          display: "http://127.0.0.1/pods",
+        }),
+      "http://127.0.0.1/pods",
+    );
+    assert.doesNotMatch(err.message, /secret/);
+  });
+});
+
+describe("capped manifest reads", () => {
+  test("a file over 10 MiB is a read error; one at the limit is read", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "manifest-read-"));
+    try {
+      const atLimit = join(dir, "at-limit");
+      await writeFile(atLimit, Buffer.alloc(MaxManifestBytes, 0x20));
+      assert.equal((await readManifestFile(atLimit)).byteLength, MaxManifestBytes);
+      const over = join(dir, "over");
+      await writeFile(over, Buffer.alloc(MaxManifestBytes + 1, 0x20));
+      await assert.rejects(readManifestFile(over), (err: unknown) => {
+        assert.ok(err instanceof ManifestError);
+        assert.equal(err.reason, "read");
+        assert.match(err.message, /over: larger than the 10485760 bytes limit/);
+        return true;
+      });
+      await assert.rejects(readManifestFile(join(dir, "missing")), (err: unknown) => {
+        assert.ok(err instanceof ManifestError);
+        assert.equal(err.reason, "read");
+        assert.match(err.message, /ENOENT/);
+        return true;
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
