@@ -1,0 +1,68 @@
+// HTTP headers for the manifest URL: the kubelet's --manifest-url-header flag
+// (cliflag.ColonSeparatedMultimapStringString) and the staticPodURLHeader config field.
+// Header values are credentials more often than not: no message here ever contains one.
+
+/** Header name -> values, in the order given. */
+export type HeaderMap = Map<string, string[]>;
+
+export class HeaderError extends Error {
+  override readonly name = "HeaderError";
+}
+
+// RFC 9110 token: what Go's http client accepts as a header field name.
+const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Field values may hold visible characters, spaces and tabs, but no other control character.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: exactly the characters to reject
+const forbiddenInValue = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * Parses --manifest-url-header values: each is `Name:value` pairs separated by commas; the flag
+ * may repeat; spaces around names and values are trimmed; a repeated name accumulates values.
+ * Empty pairs are skipped, like the kubelet does.
+ */
+export function parseManifestURLHeaders(flagValues: readonly string[]): HeaderMap {
+  const headers: HeaderMap = new Map();
+  let pairNumber = 0;
+  for (const flagValue of flagValues) {
+    for (const pair of flagValue.split(",")) {
+      if (pair.length === 0) continue;
+      pairNumber++;
+      const colon = pair.indexOf(":");
+      if (colon < 0)
+        throw new HeaderError(
+          `--manifest-url-header: malformed pair #${pairNumber}, expect string:string`,
+        );
+      const name = pair.slice(0, colon).trim();
+      const value = pair.slice(colon + 1).trim();
+      headers.set(name, [...(headers.get(name) ?? []), value]);
+    }
+  }
+  validateHeaders(headers, "--manifest-url-header");
+  return headers;
+}
+
+/**
+ * Rejects what an HTTP client would refuse to send. Names appear in messages only when valid
+ * (an invalid "name" may be a mistyped value); values never do.
+ */
+export function validateHeaders(headers: HeaderMap, origin: string): void {
+  let index = 0;
+  for (const [name, values] of headers) {
+    index++;
+    if (!token.test(name))
+      throw new HeaderError(`${origin}: header #${index} has an empty or invalid name`);
+    values.forEach((value, i) => {
+      if (forbiddenInValue.test(value))
+        throw new HeaderError(
+          `${origin}: value #${i + 1} of header ${name} contains a control character`,
+        );
+    });
+  }
+}
+
+/** The fetch Headers for a map; every value of a repeated name is sent. */
+export function toFetchHeaders(headers: HeaderMap): Headers {
+  const result = new Headers();
+  for (const [name, values] of headers) for (const value of values) result.append(name, value);
+  return result;
+}
