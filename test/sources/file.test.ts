@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { systemClock } from "../../src/core/deps.js";
+import { FileSource, type FileSourceOptions } from "../../src/sources/file.js";
+import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+
+const podYaml = (name: string, image = "busybox") =>
+  `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers: [{name: app, image: "${image}"}]\n`;
+
+describe("file source", () => {
+  let dir: string;
+  let recorder: UpdateRecorder;
+  let logger: RecordingLogger;
+  let source: FileSource | undefined;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "file-source-"));
+    recorder = new UpdateRecorder();
+    logger = new RecordingLogger();
+  });
+
+  afterEach(async () => {
+    await source?.stop();
+    source = undefined;
+    assert.ok(recorder.maxInFlight <= 1, "two sends were in flight at once");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // A period far beyond any test: whatever arrives without syncOnce() came from the watch.
+  const create = (options: Partial<FileSourceOptions> = {}) => {
+    source = new FileSource({
+      channel: recorder,
+      nodeName: "node-a",
+      logger,
+      clock: systemClock,
+      path: dir,
+      fileCheckFrequencyMs: 3_600_000,
+      ...options,
+    });
+    return source;
+  };
+
+  const firstImage = () =>
+    (recorder.last()?.pods[0]?.spec?.containers as { image: string }[] | undefined)?.[0]?.image;
+
+  const lastNamesAre = (names: string[]) => () =>
+    JSON.stringify(recorder.lastNames()) === JSON.stringify(names);
+
+  test("lists the pods already there, sorted by file name, as one SET", async () => {
+    await writeFile(join(dir, "b.yaml"), podYaml("beta"));
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    const s = create();
+    s.start();
+    await waitFor(() => recorder.updates.length > 0, "the first SET");
+    const update = recorder.updates[0];
+    assert.equal(update?.op, "SET");
+    assert.equal(update?.source, "file");
+    assert.deepEqual(recorder.lastNames(), ["alpha-node-a", "beta-node-a"]);
+    assert.deepEqual(update?.pods[0]?.spec?.tolerations, [
+      { operator: "Exists", effect: "NoExecute" },
+    ]);
+    assert.notEqual(s.health.lastSuccessAt, null);
+    assert.equal(s.health.errors.size, 0);
+  });
+
+  test("an empty directory is an empty SET", async () => {
+    await create().syncOnce();
+    assert.deepEqual(recorder.updates, [{ op: "SET", source: "file", pods: [] }]);
+  });
+
+  test("create, modify, atomic rename-in and delete reach it through the watch", async () => {
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    create().start();
+    await waitFor(lastNamesAre(["alpha-node-a"]), "the initial pod");
+
+    await writeFile(join(dir, "b.yaml"), podYaml("beta"));
+    await waitFor(lastNamesAre(["alpha-node-a", "beta-node-a"]), "the created file");
+
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha", "nginx"));
+    await waitFor(() => firstImage() === "nginx", "the modified file");
+
+    await writeFile(join(dir, ".c.yaml.tmp"), podYaml("gamma"));
+    await rename(join(dir, ".c.yaml.tmp"), join(dir, "c.yaml"));
+    await waitFor(
+      lastNamesAre(["alpha-node-a", "beta-node-a", "gamma-node-a"]),
+      "the renamed-in file",
+    );
+
+    await unlink(join(dir, "a.yaml"));
+    await waitFor(lastNamesAre(["beta-node-a", "gamma-node-a"]), "the deleted file gone");
+  });
+
+  test("dot files and sub-directories are ignored", async () => {
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    await writeFile(join(dir, ".hidden.yaml"), podYaml("hidden"));
+    await mkdir(join(dir, "sub"));
+    await writeFile(join(dir, "sub", "nested.yaml"), podYaml("nested"));
+    const s = create();
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["alpha-node-a"]);
+    assert.ok(logger.lines.some((l) => l.message === "Not recursing into manifest path"));
+    assert.equal(s.health.errors.size, 0);
+  });
+
+  test("an unparseable file is skipped, counted as decode, and the others stay", async () => {
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    await writeFile(join(dir, "b.yaml"), "apiVersion: v1\nkind: [Pod\n");
+    await writeFile(join(dir, "c.yaml"), podYaml("gamma"));
+    const s = create();
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["alpha-node-a", "gamma-node-a"]);
+    assert.equal(s.health.errors.get("decode"), 1);
+    assert.match(s.health.lastError?.message ?? "", /b\.yaml: couldn't parse as pod/);
+    assert.notEqual(s.health.lastSuccessAt, null);
+    assert.ok(logger.lines.some((l) => l.level === "error" && /b\.yaml/.test(l.message)));
+  });
+
+  test("the same pod in two files: the later file wins, as in the kubelet's store", async () => {
+    await writeFile(join(dir, "a.yaml"), podYaml("web", "one"));
+    await writeFile(join(dir, "b.yaml"), podYaml("web", "two"));
+    await create().syncOnce();
+    assert.equal(recorder.last()?.pods.length, 1);
+    assert.equal(firstImage(), "two");
+  });
+
+  test("a single file is a source of one pod, and a replaced file is picked up", async () => {
+    const file = join(dir, "pod.yaml");
+    await writeFile(file, podYaml("single"));
+    create({ path: file }).start();
+    await waitFor(lastNamesAre(["single-node-a"]), "the single pod");
+    await writeFile(join(dir, "next.tmp"), podYaml("replaced"));
+    await rename(join(dir, "next.tmp"), file);
+    await waitFor(lastNamesAre(["replaced-node-a"]), "the atomically replaced file");
+  });
+
+  test("a single file that never parses sends no update at all", async () => {
+    const file = join(dir, "pod.yaml");
+    await writeFile(file, "kind: [");
+    const s = create({ path: file });
+    await s.syncOnce();
+    await s.syncOnce();
+    assert.equal(recorder.updates.length, 0);
+    assert.equal(s.health.errors.get("decode"), 2);
+    assert.equal(s.health.lastSuccessAt, null);
+  });
+
+  test("a missing path is an empty SET and a read error, and is picked up once created", async () => {
+    const path = join(dir, "manifests");
+    const s = create({ path, fileCheckFrequencyMs: 20 });
+    s.start();
+    await waitFor(() => recorder.updates.length > 0, "the empty SET");
+    assert.deepEqual(recorder.updates[0]?.pods, []);
+    assert.equal(s.health.errors.get("read") !== undefined, true);
+    assert.match(s.health.lastError?.message ?? "", /does not exist/);
+    assert.equal(s.health.lastSuccessAt, null);
+
+    await mkdir(path);
+    await writeFile(join(path, "a.yaml"), podYaml("alpha"));
+    await waitFor(lastNamesAre(["alpha-node-a"]), "the pod in the created path");
+    assert.notEqual(s.health.lastSuccessAt, null);
+  });
+
+  test("a directory removed and re-created is watched again", async () => {
+    const path = join(dir, "manifests");
+    await mkdir(path);
+    const s = create({ path });
+    s.start();
+    await waitFor(() => recorder.updates.length > 0, "the first SET");
+    await rm(path, { recursive: true });
+    await s.syncOnce();
+    assert.deepEqual(recorder.last()?.pods, []);
+    await mkdir(path);
+    await s.syncOnce();
+    await writeFile(join(path, "a.yaml"), podYaml("alpha"));
+    await waitFor(lastNamesAre(["alpha-node-a"]), "the pod seen through the new watch");
+  });
+
+  test("syncOnce calls coalesce, and one made during a list runs after it, never alongside", async () => {
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    let during: Promise<void> | undefined;
+    const s = create({
+      channel: {
+        send: async (update) => {
+          // A request while this list is sending: it must wait for this send to finish.
+          during ??= s.syncOnce();
+          await recorder.send(update);
+        },
+      },
+    });
+    await Promise.all([s.syncOnce(), s.syncOnce(), s.syncOnce()]);
+    assert.equal(recorder.updates.length, 1, "calls in the same tick join one list");
+    await during;
+    assert.equal(recorder.updates.length, 2, "the call made during the list ran afterwards");
+    assert.equal(recorder.maxInFlight, 1);
+  });
+
+  test("after stop nothing more is listed", async () => {
+    const s = create({ fileCheckFrequencyMs: 10 });
+    s.start();
+    await waitFor(() => recorder.updates.length > 0, "the first SET");
+    await s.stop();
+    const count = recorder.updates.length;
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    await s.syncOnce();
+    assert.equal(recorder.updates.length, count);
+  });
+});
