@@ -5,8 +5,6 @@ import { KubeConfig } from "@kubernetes/client-node";
 export interface KubeConfigSource {
   /** Path of a kubeconfig file (the kubelet's --kubeconfig). */
   kubeconfig?: string;
-  /** Decides whether in-cluster config applies; defaults to process.env. */
-  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -15,14 +13,14 @@ export interface KubeConfigSource {
  */
 export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
   const kubeConfig = new KubeConfig();
-  const env = source.env ?? process.env;
   if (source.kubeconfig !== undefined && source.kubeconfig !== "") {
     try {
       kubeConfig.loadFromFile(source.kubeconfig);
     } catch (err) {
       throw new Error(`kubeconfig ${source.kubeconfig}: ${safeLoadError(err)}`);
     }
-  } else if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
+  } else if (process.env.KUBERNETES_SERVICE_HOST && process.env.KUBERNETES_SERVICE_PORT) {
+    // Reads those variables itself, and the token and CA files at request time.
     kubeConfig.loadFromCluster();
   } else {
     throw new Error(

@@ -57,6 +57,14 @@ async function setup(
   return { fake, source, channel, logger };
 }
 
+/** Starts the source and, once its initial SET [] is in, adds pod "a": two SETs in all. */
+async function startThenAddA(context: Awaited<ReturnType<typeof setup>>): Promise<void> {
+  context.source.start();
+  await waitFor(() => context.channel.updates.length === 1, "SET []");
+  context.fake.addPod(pod("a"));
+  await waitFor(() => context.channel.updates.length === 2, "SET [a]");
+}
+
 /** `namespace/name` of the pods of update `index`, in order. */
 function podNames(channel: UpdateRecorder, index: number): string[] {
   const update = channel.updates[index];
@@ -131,11 +139,9 @@ test("two namespaces with the same pod name are both present (kubelet bug #2294)
 });
 
 test("a watch closed by the server is resumed from the last version: no relist, no lost event", async (t) => {
-  const { fake, source, channel } = await setup(t);
-  source.start();
-  await waitFor(() => channel.updates.length === 1, "SET []");
-  fake.addPod(pod("a"));
-  await waitFor(() => channel.updates.length === 2, "SET [a]");
+  const context = await setup(t);
+  const { fake, channel } = context;
+  await startThenAddA(context);
   const rvOfA = fake.resourceVersion;
   fake.closeWatches();
   fake.addPod(pod("b")); // made while no watch is open
@@ -161,11 +167,9 @@ test("a watch closed before any event counts as a watch error and resumes, witho
 });
 
 test("after the connection drops, events made while the server was down arrive on reconnect", async (t) => {
-  const { fake, source, channel } = await setup(t);
-  source.start();
-  await waitFor(() => channel.updates.length === 1, "SET []");
-  fake.addPod(pod("a"));
-  await waitFor(() => channel.updates.length === 2, "SET [a]");
+  const context = await setup(t);
+  const { fake, source, channel } = context;
+  await startThenAddA(context);
   const rvOfA = fake.resourceVersion;
   await fake.down();
   fake.addPod(pod("b"));
@@ -184,11 +188,9 @@ test("after the connection drops, events made while the server was down arrive o
 
 for (const expiredAs of ["event", "status"] as const) {
   test(`410 Gone (${expiredAs === "event" ? "ERROR watch event" : "HTTP status"}) relists`, async (t) => {
-    const { fake, source, channel } = await setup(t, { fake: { expiredAs } });
-    source.start();
-    await waitFor(() => channel.updates.length === 1, "SET []");
-    fake.addPod(pod("a"));
-    await waitFor(() => channel.updates.length === 2, "SET [a]");
+    const context = await setup(t, { fake: { expiredAs } });
+    const { fake, source, channel } = context;
+    await startThenAddA(context);
     await fake.down();
     fake.addPod(pod("b"));
     fake.deletePod("default", "a");
