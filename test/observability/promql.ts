@@ -1,0 +1,104 @@
+// The metric catalogue of architecture.md (the contract the dashboards and rules are written
+// against) and a small PromQL scanner that finds the series names an expression reads.
+import { readdirSync, readFileSync } from "node:fs";
+import { parse } from "yaml";
+
+const gauges = [
+  "podconfig_build_info",
+  "podconfig_start_time_seconds",
+  "podconfig_source_registered",
+  "podconfig_source_stored",
+  "podconfig_source_seen",
+  "podconfig_source_ready",
+  "podconfig_source_stored_timestamp_seconds",
+  "podconfig_source_seen_timestamp_seconds",
+  "podconfig_sources_ready",
+  "podconfig_sources_ready_timestamp_seconds",
+  "podconfig_time_to_ready_seconds",
+  "podconfig_source_pods",
+  "podconfig_source_last_success_timestamp_seconds",
+];
+const counters = [
+  "podconfig_source_updates_total",
+  "podconfig_updates_dispatched_total",
+  "podconfig_housekeeping_total",
+  "podconfig_housekeeping_skipped_total",
+  "podconfig_pod_deletions_deferred_total",
+  "podconfig_source_errors_total",
+];
+const histograms = ["podconfig_dispatch_duration_seconds", "podconfig_queue_wait_seconds"];
+
+/** Every series name the exporter exposes per the catalogue, plus Prometheus' own `up`. */
+export const catalogueSeries: ReadonlySet<string> = new Set([
+  ...gauges,
+  ...counters,
+  ...histograms.flatMap((h) => [`${h}_bucket`, `${h}_sum`, `${h}_count`]),
+  "up",
+]);
+
+export const rulesDir = new URL("../../prometheus/rules/", import.meta.url);
+
+export interface RuleFile {
+  file: string;
+  groups: {
+    name: string;
+    rules: {
+      record?: string;
+      alert?: string;
+      expr: string;
+      for?: string;
+      labels?: Record<string, string>;
+      annotations?: Record<string, string>;
+    }[];
+  }[];
+}
+
+export function ruleFiles(): RuleFile[] {
+  return readdirSync(rulesDir)
+    .filter((f) => f.endsWith(".rules.yml"))
+    .sort()
+    .map((file) => ({ file, ...parse(readFileSync(new URL(file, rulesDir), "utf8")) }));
+}
+
+/** Names recorded by prometheus/rules/*.rules.yml. */
+export function recordedSeries(): Set<string> {
+  const names = new Set<string>();
+  for (const { groups } of ruleFiles())
+    for (const g of groups) for (const r of g.rules) if (r.record) names.add(r.record);
+  return names;
+}
+
+const keywords = new Set([
+  "and",
+  "or",
+  "unless",
+  "bool",
+  "offset",
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "inf",
+  "nan",
+]);
+
+/** Series names read by a PromQL expression (Grafana variables allowed inside strings/ranges). */
+export function seriesNames(expr: string): string[] {
+  const stripped = expr
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""')
+    .replace(/\{[^}]*\}/g, " ")
+    .replace(/\[[^\]]*\]/g, " ")
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/gi, " ")
+    .replace(/\b\d+(ms|s|m|h|d|w|y)\b/g, " ")
+    .replace(/(^|[^\w:])(\d+\.?\d*|\.\d+)(e[+-]?\d+)?/gi, "$1 ");
+  const names: string[] = [];
+  for (const m of stripped.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)) {
+    const after = stripped.slice((m.index ?? 0) + m[0].length);
+    if (/^\s*\(/.test(after)) continue; // a function call
+    if (keywords.has(m[0].toLowerCase())) continue;
+    names.push(m[0]);
+  }
+  return names;
+}
