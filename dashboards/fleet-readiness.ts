@@ -1,0 +1,239 @@
+// "Fleet readiness": every exporter (node) at once. Which nodes are not ready, how long nodes
+// take to become ready, which sources are stuck where, and how often exporters restarted.
+import { BigValueColorMode, BigValueGraphMode } from "@grafana/grafana-foundation-sdk/common";
+import {
+  type Dashboard,
+  DashboardLinkBuilder,
+  RowBuilder,
+} from "@grafana/grafana-foundation-sdk/dashboard";
+import { PanelBuilder as HistogramBuilder } from "@grafana/grafana-foundation-sdk/histogram";
+import { PanelBuilder as TableBuilder } from "@grafana/grafana-foundation-sdk/table";
+import {
+  FLEET_DASHBOARD_UID,
+  NODE_DASHBOARD_UID,
+  readinessDashboard,
+  sel,
+  TABLE,
+} from "./common.js";
+import { barGauge, basics, legend, stat, stateTimeline, timeSeries } from "./panels.js";
+
+/** Data link from a per-node row or bar to that node's dashboard. */
+const toNode = () =>
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana field variable, not a JS template.
+  new DashboardLinkBuilder("Node readiness for ${__field.labels.instance}").url(
+    `/d/${NODE_DASHBOARD_UID}?\${datasource:queryparam}&var-job=\${__field.labels.job}&var-instance=\${__field.labels.instance}&\${__url_time_range}`,
+  );
+
+/** A node count that shows 0 rather than "No data" when nothing matches. */
+const countOrZero = (expr: string) => `count(${expr}) or vector(0)`;
+
+const now = () => [
+  new RowBuilder("Now"),
+  stat(
+    {
+      title: "Nodes not ready",
+      description:
+        "Exporters whose sources are not all ready right now (SourcesReady.allReady() false). On such a node the kubelet skips housekeeping and refuses to kill removed pods.",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [{ expr: countOrZero(`${sel("podconfig_sources_ready")} == 0`), instant: true }],
+    },
+    BigValueColorMode.Background,
+    BigValueGraphMode.Area,
+  ),
+  stat(
+    {
+      title: "Nodes reporting",
+      description: "Exporters currently exposing podconfig metrics.",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [{ expr: countOrZero(sel("podconfig_start_time_seconds")), instant: true }],
+    },
+    BigValueColorMode.None,
+    BigValueGraphMode.Area,
+  ),
+  stat(
+    {
+      title: "Exporters down",
+      description:
+        "Scrape targets of the selected job that failed their last scrape (up == 0). Their readiness is unknown.",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [{ expr: countOrZero(`${sel("up")} == 0`), instant: true }],
+    },
+    BigValueColorMode.Background,
+    BigValueGraphMode.Area,
+  ),
+  stat(
+    {
+      title: "Fleet p90 time to ready",
+      description:
+        "90th percentile of time to all sources ready across the job's nodes, from the recording rule job:podconfig_time_to_ready_seconds:quantile (ignores the instance filter).",
+      unit: "s",
+      width: 6,
+      height: 5,
+      queries: [
+        {
+          expr: 'max(job:podconfig_time_to_ready_seconds:quantile{job=~"$job", quantile="0.9"})',
+          instant: true,
+        },
+      ],
+    },
+    BigValueColorMode.Value,
+    BigValueGraphMode.Area,
+  ).decimals(1),
+  stateTimeline(
+    {
+      title: "Readiness per node",
+      description: "SourcesReady.allReady() per exporter over time.",
+      unit: "bool_yes_no",
+      width: 24,
+      height: 8,
+      queries: [
+        {
+          expr: `max by (job, instance) (${sel("podconfig_sources_ready")})`,
+          legend: "{{instance}}",
+        },
+      ],
+    },
+    "not ready",
+    "ready",
+  ),
+];
+
+const timeToReady = () => [
+  new RowBuilder("Time to ready"),
+  timeSeries({
+    title: "Time to ready across the fleet",
+    description:
+      "Quantiles and maximum of time to all sources ready across the job's nodes (recording rules job:podconfig_time_to_ready_seconds:*; they ignore the instance filter). Each node counts with its latest start, so the lines move as nodes restart.",
+    unit: "s",
+    width: 8,
+    height: 9,
+    queries: [
+      {
+        expr: 'job:podconfig_time_to_ready_seconds:quantile{job=~"$job"}',
+        legend: "p{{quantile}} {{job}}",
+      },
+      { expr: 'job:podconfig_time_to_ready_seconds:max{job=~"$job"}', legend: "max {{job}}" },
+    ],
+  }),
+  basics(new HistogramBuilder(), {
+    title: "Time to ready: distribution across nodes",
+    description:
+      "How many nodes took how long to become ready, for each node's latest start. Nodes not ready yet are not counted (see 'Slowest nodes').",
+    unit: "s",
+    width: 8,
+    height: 9,
+    queries: [
+      {
+        expr: sel("podconfig_time_to_ready_seconds"),
+        legend: "{{instance}}",
+        instant: true,
+        format: TABLE,
+      },
+    ],
+  })
+    .combine(true)
+    .legend(legend()),
+  timeSeries({
+    title: "Time to ready per node, across restarts",
+    description:
+      "Each node's time to all sources ready; the line steps whenever the exporter restarted and measured a new start.",
+    unit: "s",
+    width: 8,
+    height: 9,
+    queries: [{ expr: sel("podconfig_time_to_ready_seconds"), legend: "{{instance}}" }],
+  }).dataLinks([toNode()]),
+];
+
+const stuck = () => [
+  new RowBuilder("Slow and stuck"),
+  barGauge({
+    title: "Slowest nodes",
+    description:
+      "Top 10 nodes by time to all sources ready, or, for nodes not ready yet, by the time waited so far (recording rule instance:podconfig_time_to_ready_seconds:or_elapsed).",
+    unit: "s",
+    width: 8,
+    height: 9,
+    queries: [
+      {
+        expr: `topk(10, ${sel("instance:podconfig_time_to_ready_seconds:or_elapsed")})`,
+        legend: "{{instance}}",
+        instant: true,
+      },
+    ],
+  })
+    .decimals(1)
+    .dataLinks([toNode()]),
+  timeSeries({
+    title: "Stuck sources by source",
+    description:
+      "Number of nodes on which each source is registered but not ready (not both stored and seen). A whole-fleet http line usually means the manifest URL is not served (#15122); an api line, an unreachable API server (#88402).",
+    unit: "short",
+    width: 8,
+    height: 9,
+    queries: [
+      { expr: `count by (source) (${sel("podconfig_source_ready")} == 0)`, legend: "{{source}}" },
+    ],
+  }),
+  basics(new TableBuilder(), {
+    title: "Stuck sources",
+    description:
+      "Every (node, source) pair that is not ready, with the seconds since that exporter started waiting.",
+    unit: "s",
+    width: 8,
+    height: 9,
+    queries: [
+      {
+        expr: `(${sel("podconfig_source_ready")} == 0) + on (job, instance) group_left () (time() - ${sel("podconfig_start_time_seconds")})`,
+        instant: true,
+        format: TABLE,
+      },
+    ],
+  }).dataLinks([toNode()]),
+];
+
+const restarts = () => [
+  new RowBuilder("Restarts"),
+  barGauge({
+    title: "Exporter restarts in the time range",
+    description:
+      "How often each exporter restarted (a new podconfig_start_time_seconds) in the dashboard's time range. Every restart (node reboot or exporter restart) starts a new readiness measurement.",
+    unit: "short",
+    width: 24,
+    height: 7,
+    queries: [
+      {
+        expr: `sort_desc(changes(${sel("podconfig_start_time_seconds")}[$__range]) > 0)`,
+        legend: "{{instance}}",
+        instant: true,
+      },
+    ],
+  })
+    .noValue("no restarts")
+    .dataLinks([toNode()]),
+];
+
+export function fleetReadinessDashboard(): Dashboard {
+  return readinessDashboard(
+    {
+      title: "podconfig-exporter / Fleet readiness",
+      uid: FLEET_DASHBOARD_UID,
+      description:
+        "Pod config source readiness across all nodes running podconfig-exporter: who is not ready, how long startups take, which sources are stuck.",
+      range: "6h",
+      refresh: "1m",
+      fleet: true,
+      link: {
+        uid: NODE_DASHBOARD_UID,
+        title: "Node readiness",
+        tooltip: "One node: per-source state and update flow",
+      },
+    },
+    [...now(), ...timeToReady(), ...stuck(), ...restarts()],
+  );
+}

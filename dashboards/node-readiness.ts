@@ -1,0 +1,289 @@
+// "Node readiness": one exporter (one node). Follows the pipeline of kubelet-semantics.md:
+// readiness of each source, the updates flowing through PodConfig to the sync loop, and what
+// the sync loop refuses to do (housekeeping, pod kills) while the sources are not all ready.
+import { BigValueColorMode, BigValueGraphMode } from "@grafana/grafana-foundation-sdk/common";
+import { type Dashboard, RowBuilder } from "@grafana/grafana-foundation-sdk/dashboard";
+import {
+  PanelBuilder as HeatmapBuilder,
+  YAxisConfigBuilder,
+} from "@grafana/grafana-foundation-sdk/heatmap";
+import {
+  FLEET_DASHBOARD_UID,
+  HEATMAP,
+  NODE_DASHBOARD_UID,
+  readinessDashboard,
+  sel,
+  yesNo,
+} from "./common.js";
+import { barGauge, basics, stat, stateTimeline, timeSeries } from "./panels.js";
+
+/** `histogram_quantile(q, …)` over one histogram's buckets for the selected exporter. */
+const quantile = (q: number, histogram: string) =>
+  `histogram_quantile(${q}, sum by (le) (rate(${sel(`${histogram}_bucket`)}[$__rate_interval])))`;
+
+/** Per-second rate of a counter, summed by the given labels. */
+const rate = (counter: string, by: string) =>
+  `sum${by ? ` by (${by}) ` : ""}(rate(${sel(counter)}[$__rate_interval]))`;
+
+/** Seconds from the readiness clock's start to a per-source transition (0 = not yet: hidden). */
+const sinceStart = (timestamp: string) =>
+  `(${sel(timestamp)} > 0) - ignoring (source) group_left () ${sel("podconfig_start_time_seconds")}`;
+
+const readiness = () => [
+  new RowBuilder("Readiness"),
+  stat(
+    {
+      title: "Time to all sources ready",
+      description:
+        "Seconds from the readiness clock's start to the first moment every registered source was both stored (a SET merged) and seen by the sync loop, i.e. SourcesReady.allReady(). Absent until that happens.",
+      unit: "s",
+      width: 6,
+      height: 5,
+      queries: [{ expr: sel("podconfig_time_to_ready_seconds"), instant: true }],
+    },
+    BigValueColorMode.Value,
+  )
+    .decimals(1)
+    .noValue("not ready yet"),
+  stat(
+    {
+      title: "All sources ready",
+      description:
+        "SourcesReady.allReady() right now. While it is 'no' the kubelet skips housekeeping and refuses to kill pods removed from a source.",
+      unit: "bool_yes_no",
+      width: 6,
+      height: 5,
+      queries: [{ expr: sel("podconfig_sources_ready"), instant: true }],
+    },
+    BigValueColorMode.Background,
+  ).mappings(yesNo("no", "yes")),
+  stat(
+    {
+      title: "Sources not ready",
+      description:
+        "Registered sources that are not yet both stored and seen. Any value above zero keeps the whole node not ready.",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [
+        { expr: `count(${sel("podconfig_source_ready")} == 0) or vector(0)`, instant: true },
+      ],
+    },
+    BigValueColorMode.Value,
+  ),
+  stat(
+    {
+      title: "Pods stored",
+      description: "Pods held in pod storage, summed over all sources.",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [{ expr: `sum(${sel("podconfig_source_pods")})`, instant: true }],
+    },
+    BigValueColorMode.None,
+    BigValueGraphMode.Area,
+  ),
+  stateTimeline(
+    {
+      title: "Source state: stored / seen / ready",
+      description:
+        "Per source: stored = pod storage has merged a SET from it; seen = the sync loop called addSource after dispatching one of its updates; ready = both. A source stuck at stored without seen means the sync loop is not consuming updates.",
+      unit: "bool_yes_no",
+      width: 24,
+      height: 8,
+      queries: [
+        { expr: sel("podconfig_source_stored"), legend: "{{source}} stored" },
+        { expr: sel("podconfig_source_seen"), legend: "{{source}} seen" },
+        { expr: sel("podconfig_source_ready"), legend: "{{source}} ready" },
+      ],
+    },
+    "no",
+    "yes",
+  ),
+  barGauge({
+    title: "Transition time after start, per source",
+    description:
+      "Seconds after the readiness clock started at which each source was stored and then seen (the *_timestamp_seconds gauges minus podconfig_start_time_seconds). A source missing here has not made that transition yet.",
+    unit: "s",
+    width: 12,
+    height: 8,
+    queries: [
+      {
+        expr: sinceStart("podconfig_source_stored_timestamp_seconds"),
+        legend: "{{source}} stored",
+        instant: true,
+      },
+      {
+        expr: sinceStart("podconfig_source_seen_timestamp_seconds"),
+        legend: "{{source}} seen",
+        instant: true,
+      },
+    ],
+  }).decimals(1),
+  timeSeries({
+    title: "Pods per source",
+    description:
+      "Pods held in pod storage per source (after the SET snapshots were merged). A source that never sent a SET shows 0.",
+    unit: "short",
+    width: 12,
+    height: 8,
+    queries: [{ expr: sel("podconfig_source_pods"), legend: "{{source}}" }],
+  }),
+];
+
+const updateFlow = () => [
+  new RowBuilder("Update flow: sources → PodConfig → sync loop"),
+  timeSeries({
+    title: "Updates sent by sources",
+    description:
+      "Rate of updates the sources sent into PodConfig, by source and op (the sources send SET snapshots; RESTORE comes from checkpoints).",
+    unit: "ops",
+    width: 12,
+    height: 8,
+    queries: [
+      { expr: rate("podconfig_source_updates_total", "source, op"), legend: "{{source}} {{op}}" },
+    ],
+  }),
+  timeSeries({
+    title: "Updates dispatched by the sync loop",
+    description:
+      "Rate of updates the sync loop handed to the handler, by source and op (what the storage's merge emitted: ADD, UPDATE, REMOVE, DELETE, RECONCILE, RESTORE).",
+    unit: "ops",
+    width: 12,
+    height: 8,
+    queries: [
+      {
+        expr: rate("podconfig_updates_dispatched_total", "source, op"),
+        legend: "{{source}} {{op}}",
+      },
+    ],
+  }),
+  timeSeries({
+    title: "Dispatch latency p50 / p99",
+    description:
+      "Time the handler took per dispatched update, all ops together (podconfig_dispatch_duration_seconds). Exemplars link to the trace of a slow dispatch when the exporter runs with --web.enable-exemplars.",
+    unit: "s",
+    width: 8,
+    height: 8,
+    queries: [
+      { expr: quantile(0.5, "podconfig_dispatch_duration_seconds"), legend: "p50" },
+      {
+        expr: quantile(0.99, "podconfig_dispatch_duration_seconds"),
+        legend: "p99",
+        exemplar: true,
+      },
+    ],
+  }),
+  basics(new HeatmapBuilder(), {
+    title: "Dispatch latency distribution",
+    description:
+      "Histogram buckets of handler dispatch time over time. Exemplar dots carry the trace_id of the dispatch span; click one to open the trace.",
+    unit: "s",
+    width: 8,
+    height: 8,
+    queries: [
+      {
+        expr: rate("podconfig_dispatch_duration_seconds_bucket", "le"),
+        legend: "{{le}}",
+        format: HEATMAP,
+        exemplar: true,
+      },
+    ],
+  })
+    .calculate(false)
+    .yAxis(new YAxisConfigBuilder().unit("s"))
+    .exemplarsColor("rgba(255,0,255,0.7)"),
+  timeSeries({
+    title: "Queue wait p50 / p99",
+    description:
+      "Time an update spent on the ordered queue between the merge that emitted it and its dispatch. Growth means the sync loop is behind (the queue applies backpressure, it never drops).",
+    unit: "s",
+    width: 8,
+    height: 8,
+    queries: [
+      { expr: quantile(0.5, "podconfig_queue_wait_seconds"), legend: "p50" },
+      { expr: quantile(0.99, "podconfig_queue_wait_seconds"), legend: "p99" },
+    ],
+  }),
+];
+
+const consequences = () => [
+  new RowBuilder("Housekeeping, deletions and source errors"),
+  timeSeries({
+    title: "Housekeeping run vs skipped",
+    description:
+      "Housekeeping ticks (kubelet: every 2 s) that ran handlePodCleanups versus ticks skipped because not all sources were ready (kubelet -v=4: 'SyncLoop (housekeeping, skipped): sources aren't ready yet').",
+    unit: "ops",
+    width: 12,
+    height: 8,
+    queries: [
+      { expr: rate("podconfig_housekeeping_total", ""), legend: "run" },
+      {
+        expr: rate("podconfig_housekeeping_skipped_total", ""),
+        legend: "skipped (sources not ready)",
+      },
+    ],
+  }),
+  timeSeries({
+    title: "Deferred pod deletions",
+    description:
+      "Pods removed from a source whose kill was refused because the sources were not all ready (kubelet: 'skipping delete because sources aren't ready yet'), counted since the exporter started. Those pods keep running until every source is ready.",
+    unit: "short",
+    width: 12,
+    height: 8,
+    queries: [
+      {
+        expr: `sum(${sel("podconfig_pod_deletions_deferred_total")})`,
+        legend: "deferred deletions",
+      },
+    ],
+  }),
+  timeSeries({
+    title: "Source errors by reason",
+    description:
+      "Read, fetch, status, decode, watch and checkpoint failures per source. A failing http or api source sends no update, so it never becomes stored (kubernetes #15122, #88402).",
+    unit: "cps",
+    width: 12,
+    height: 8,
+    queries: [
+      {
+        expr: rate("podconfig_source_errors_total", "source, reason"),
+        legend: "{{source}} {{reason}}",
+      },
+    ],
+  }),
+  timeSeries({
+    title: "Time since last success per source",
+    description:
+      "Seconds since each source last listed, fetched or received a watch event successfully. file and http succeed on every check (default every 20 s); the api source only on list and watch events, so it can be quiet on a calm node. Sources that never succeeded are not shown.",
+    unit: "s",
+    width: 12,
+    height: 8,
+    queries: [
+      {
+        expr: `time() - (${sel("podconfig_source_last_success_timestamp_seconds")} > 0)`,
+        legend: "{{source}}",
+      },
+    ],
+  }),
+];
+
+export function nodeReadinessDashboard(): Dashboard {
+  return readinessDashboard(
+    {
+      title: "podconfig-exporter / Node readiness",
+      uid: NODE_DASHBOARD_UID,
+      description:
+        "One node's pod config sources and the kubelet's SourcesReady gate, as reproduced by podconfig-exporter.",
+      range: "1h",
+      refresh: "30s",
+      fleet: false,
+      link: {
+        uid: FLEET_DASHBOARD_UID,
+        title: "Fleet readiness",
+        tooltip: "All nodes: who is not ready, slowest starts",
+      },
+    },
+    [...readiness(), ...updateFlow(), ...consequences()],
+  );
+}

@@ -1,0 +1,60 @@
+// Every PromQL expression the dashboards run, with Grafana variables substituted, so a test can
+// run them against a real Prometheus scraping the exporter.
+import { panelsOf, renderDashboards } from "./render.js";
+
+export interface DashboardQuery {
+  /** Dashboard uid. */
+  dashboard: string;
+  /** Panel title (unique within its dashboard). */
+  panel: string;
+  refId: string;
+  expr: string;
+}
+
+export interface QueryVariables {
+  /** Value of `$job`; every job when omitted. */
+  job?: string;
+  /** Value of `$instance`; every instance when omitted. */
+  instance?: string;
+  /** Value of `$__rate_interval`. */
+  rateInterval?: string;
+  /** Value of `$__range`. */
+  range?: string;
+}
+
+/** A literal label value as a regex inside a PromQL double-quoted string (what Grafana sends). */
+function regexLiteral(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\/g, "\\\\");
+}
+
+export function substitute(expr: string, vars: QueryVariables = {}): string {
+  const values: Record<string, string> = {
+    __rate_interval: vars.rateInterval ?? "1m",
+    __range: vars.range ?? "1h",
+    job: vars.job === undefined ? ".*" : regexLiteral(vars.job),
+    instance: vars.instance === undefined ? ".*" : regexLiteral(vars.instance),
+  };
+  return expr.replace(/\$(__rate_interval|__range|job|instance)\b/g, (_, name: string) => {
+    return values[name] as string;
+  });
+}
+
+export function dashboardQueries(vars: QueryVariables = {}): DashboardQuery[] {
+  const queries: DashboardQuery[] = [];
+  for (const { dashboard } of renderDashboards()) {
+    for (const panel of panelsOf(dashboard)) {
+      if (panel.type === "row" || !("targets" in panel)) continue;
+      for (const target of panel.targets ?? []) {
+        const { expr, refId } = target as { expr?: string; refId?: string };
+        if (expr === undefined) continue;
+        queries.push({
+          dashboard: dashboard.uid ?? "",
+          panel: panel.title ?? "",
+          refId: refId ?? "",
+          expr: substitute(expr, vars),
+        });
+      }
+    }
+  }
+  return queries;
+}

@@ -1,0 +1,222 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { FLEET_DASHBOARD_UID, NODE_DASHBOARD_UID, PROMETHEUS } from "../../dashboards/common.js";
+import { dashboardQueries, substitute } from "../../dashboards/queries.js";
+import { renderDashboards } from "../../dashboards/render.js";
+import { run } from "./exec.js";
+import { catalogueSeries, recordedSeries, seriesNames } from "./promql.js";
+
+const dashboardsDir = new URL("../../dashboards/", import.meta.url);
+
+interface Json {
+  [key: string]: unknown;
+}
+interface PanelJson extends Json {
+  id: number;
+  type: string;
+  title?: string;
+  description?: string;
+  datasource?: unknown;
+  fieldConfig?: { defaults?: { unit?: string } };
+  targets?: { expr?: string; refId?: string; datasource?: unknown; exemplar?: boolean }[];
+}
+
+/** The committed files, parsed; the comparison with the generator is its own test. */
+async function committed(): Promise<Map<string, Json>> {
+  const files = (await readdir(dashboardsDir)).filter((f) => f.endsWith(".json")).sort();
+  const parsed = new Map<string, Json>();
+  for (const f of files)
+    parsed.set(f, JSON.parse(await readFile(new URL(f, dashboardsDir), "utf8")) as Json);
+  return parsed;
+}
+
+const panelsOf = (d: Json) => (d.panels as PanelJson[]).filter((p) => p.type !== "row");
+
+describe("dashboards/*.json", () => {
+  test("are exactly what `npm run build:dashboards` generates", async () => {
+    const rendered = renderDashboards();
+    const files = (await readdir(dashboardsDir)).filter((f) => f.endsWith(".json")).sort();
+    assert.deepEqual(files, rendered.map((r) => r.file).sort(), "no stale or missing JSON files");
+    for (const { file, json } of rendered) {
+      const onDisk = await readFile(new URL(file, dashboardsDir), "utf8");
+      assert.equal(onDisk, json, `${file} is out of date: run npm run build:dashboards`);
+    }
+  });
+
+  test("have short stable uids, the datasource/job/instance variables and no __inputs", async () => {
+    const uids = new Set<string>();
+    for (const [file, d] of await committed()) {
+      const uid = d.uid as string;
+      assert.match(uid, /^[a-z0-9-]{1,40}$/, `${file}: uid`);
+      assert.ok(!uids.has(uid), `${file}: uid ${uid} is unique`);
+      uids.add(uid);
+      assert.equal(d.__inputs, undefined, `${file}: no __inputs`);
+      const vars = (d.templating as { list: Json[] }).list;
+      const byName = new Map(vars.map((v) => [v.name as string, v]));
+      assert.deepEqual([...byName.keys()], ["datasource", "job", "instance"], file);
+      assert.equal(byName.get("datasource")?.type, "datasource");
+      assert.equal(byName.get("datasource")?.query, "prometheus");
+      for (const name of ["job", "instance"]) {
+        const v = byName.get(name);
+        assert.equal(v?.type, "query", `${file}: ${name}`);
+        assert.deepEqual(v?.datasource, PROMETHEUS, `${file}: ${name} queries $datasource`);
+        assert.match(String(v?.query), /^label_values\(podconfig_start_time_seconds/);
+      }
+    }
+    assert.deepEqual([...uids].sort(), [FLEET_DASHBOARD_UID, NODE_DASHBOARD_UID]);
+  });
+
+  test("give every panel a title, description, unit, $datasource and PromQL targets", async () => {
+    for (const [file, d] of await committed()) {
+      const ids = (d.panels as PanelJson[]).map((p) => p.id);
+      assert.equal(new Set(ids).size, ids.length, `${file}: unique panel ids`);
+      const titles = panelsOf(d).map((p) => p.title);
+      assert.equal(new Set(titles).size, titles.length, `${file}: unique panel titles`);
+      for (const p of panelsOf(d)) {
+        const where = `${file} / ${p.title}`;
+        assert.ok(p.title, `${file}: panel ${p.id} has a title`);
+        assert.ok((p.description ?? "").length > 20, `${where}: description`);
+        assert.ok(p.fieldConfig?.defaults?.unit, `${where}: unit`);
+        assert.deepEqual(p.datasource, PROMETHEUS, `${where}: datasource`);
+        assert.ok((p.targets ?? []).length > 0, `${where}: targets`);
+        for (const t of p.targets ?? []) {
+          assert.deepEqual(t.datasource, PROMETHEUS, `${where}: target datasource`);
+          assert.ok(t.expr && t.refId, `${where}: target expr and refId`);
+          assert.match(t.expr, /job=~"\$job"/, `${where}: ${t.expr} filters on $job`);
+        }
+      }
+    }
+  });
+
+  test("link to each other, keeping variables and time range", async () => {
+    const dashboards = await committed();
+    const byUid = new Map([...dashboards.values()].map((d) => [d.uid as string, d]));
+    for (const [from, to] of [
+      [NODE_DASHBOARD_UID, FLEET_DASHBOARD_UID],
+      [FLEET_DASHBOARD_UID, NODE_DASHBOARD_UID],
+    ]) {
+      const links = (byUid.get(from as string)?.links ?? []) as Json[];
+      const link = links.find((l) => l.url === `/d/${to}`);
+      assert.ok(link, `${from} links to ${to}`);
+      assert.equal(link.includeVars, true);
+      assert.equal(link.keepTime, true);
+    }
+  });
+
+  test("query only catalogue metrics and recording rules that exist", () => {
+    const known = new Set([...catalogueSeries, ...recordedSeries()]);
+    const queries = dashboardQueries();
+    assert.ok(queries.length >= 30, `found ${queries.length} queries`);
+    for (const q of queries) {
+      const names = seriesNames(q.expr);
+      assert.ok(names.length > 0, `${q.panel}: ${q.expr} reads some series`);
+      for (const name of names)
+        assert.ok(known.has(name), `${q.dashboard} / ${q.panel}: unknown series ${name}`);
+    }
+  });
+
+  test("cover the node dashboard's required views", async () => {
+    const node = [...(await committed()).values()].find((d) => d.uid === NODE_DASHBOARD_UID);
+    assert.ok(node);
+    const panels = panelsOf(node);
+    const exprs = panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr ?? ""));
+    const read = new Set(exprs.flatMap(seriesNames));
+    const required = [...catalogueSeries].filter(
+      (s) =>
+        !/_sum$|_count$/.test(s) &&
+        ![
+          "up",
+          "podconfig_build_info",
+          "podconfig_source_registered",
+          "podconfig_sources_ready_timestamp_seconds",
+        ].includes(s),
+    );
+    for (const s of required) assert.ok(read.has(s), `node dashboard reads ${s}`);
+
+    const timeline = panels.find((p) => p.type === "state-timeline");
+    assert.deepEqual(
+      timeline?.targets?.map((t) => seriesNames(t.expr ?? "")[0]),
+      ["podconfig_source_stored", "podconfig_source_seen", "podconfig_source_ready"],
+    );
+    const heatmap = panels.find((p) => p.type === "heatmap");
+    assert.ok(
+      heatmap?.targets?.every(
+        (t) =>
+          t.exemplar === true && t.expr?.includes("podconfig_dispatch_duration_seconds_bucket"),
+      ),
+      "dispatch heatmap with exemplars",
+    );
+    for (const pattern of [
+      /histogram_quantile\(0\.5, .*podconfig_dispatch_duration_seconds_bucket/,
+      /histogram_quantile\(0\.99, .*podconfig_dispatch_duration_seconds_bucket/,
+      /histogram_quantile\(0\.99, .*podconfig_queue_wait_seconds_bucket/,
+      /podconfig_source_stored_timestamp_seconds.* - .*podconfig_start_time_seconds/,
+      /time\(\) - \(podconfig_source_last_success_timestamp_seconds/,
+    ])
+      assert.ok(
+        exprs.some((e) => pattern.test(e)),
+        `node dashboard has a query matching ${pattern}`,
+      );
+  });
+
+  test("cover the fleet dashboard's required views", async () => {
+    const fleet = [...(await committed()).values()].find((d) => d.uid === FLEET_DASHBOARD_UID);
+    assert.ok(fleet);
+    const exprs = panelsOf(fleet).flatMap((p) => (p.targets ?? []).map((t) => t.expr ?? ""));
+    for (const pattern of [
+      /count\(podconfig_sources_ready\{[^}]*\} == 0\)/,
+      /job:podconfig_time_to_ready_seconds:quantile/,
+      /topk\(10, /,
+      /count by \(source\) \(podconfig_source_ready\{[^}]*\} == 0\)/,
+      /changes\(podconfig_start_time_seconds\{[^}]*\}\[\$__range\]\)/,
+    ])
+      assert.ok(
+        exprs.some((e) => pattern.test(e)),
+        `fleet dashboard has a query matching ${pattern}`,
+      );
+  });
+});
+
+describe("dashboardQueries", () => {
+  test("substitutes job, instance and Grafana's interval variables", () => {
+    const queries = dashboardQueries({
+      job: "podconfig-exporter",
+      instance: "127.0.0.1:9847",
+      rateInterval: "20s",
+      range: "5m",
+    });
+    for (const q of queries) assert.doesNotMatch(q.expr, /\$/, `${q.panel}: ${q.expr}`);
+    const sample = queries.find((q) => q.panel === "Time to all sources ready");
+    assert.equal(
+      sample?.expr,
+      'podconfig_time_to_ready_seconds{job=~"podconfig-exporter", instance=~"127\\\\.0\\\\.0\\\\.1:9847"}',
+    );
+    assert.ok(queries.some((q) => q.expr.includes("[20s]")));
+    assert.ok(queries.some((q) => q.expr.includes("[5m]")));
+  });
+
+  test("matches every job and instance when none is given", () => {
+    assert.equal(
+      substitute('up{job=~"$job", instance=~"$instance"}[$__rate_interval]'),
+      'up{job=~".*", instance=~".*"}[1m]',
+    );
+  });
+
+  test("yields expressions promtool accepts", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-dashboard-queries-"));
+    try {
+      const rules = dashboardQueries({ job: "podconfig-exporter", instance: "node-a:9847" }).map(
+        (q, i) => `      - record: dashboard_query_${i}\n        expr: ${JSON.stringify(q.expr)}\n`,
+      );
+      const file = join(dir, "queries.rules.yml");
+      await writeFile(file, `groups:\n  - name: dashboard-queries\n    rules:\n${rules.join("")}`);
+      const result = await run("promtool", ["check", "rules", file]);
+      assert.equal(result.code, 0, result.output);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
