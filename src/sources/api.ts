@@ -7,10 +7,11 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { type Clock, type Logger, silentLogger, systemClock } from "../core/deps.js";
 import { ApiserverSource, type Pod, type SourceChannel } from "../core/types.js";
 import { Backoff, type BackoffOptions } from "./api_backoff.js";
-import { ApiClient, errorMessage, readBody, readLines } from "./api_client.js";
+import { ApiClient, readBody, readLines } from "./api_client.js";
 import { decodePodList, decodeStatus, decodeWatchEvent } from "./api_decode.js";
 import { ApiSourceError } from "./api_error.js";
 import { SourceHealth } from "./health.js";
+import { errorMessage } from "./manifest_read.js";
 import type { PodSource } from "./source.js";
 
 export interface ApiSourceOptions {

@@ -94,7 +94,8 @@ export async function* readLines(response: IncomingMessage, limit: number): Asyn
   if (buffered.trim() !== "") yield buffered;
 }
 
-export function errorMessage(err: unknown): string {
+/** A network error's message, with its code (ECONNRESET…) when the message lacks it. */
+function errorMessage(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = (err as NodeJS.ErrnoException).code;
   return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;

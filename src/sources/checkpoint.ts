@@ -6,7 +6,6 @@ import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { type Logger, silentLogger } from "../core/deps.js";
 import type { Pod } from "../core/types.js";
-import { errorMessage } from "./api_client.js";
 import {
   checkpointFileName,
   decodeCheckpoint,
@@ -15,6 +14,7 @@ import {
 } from "./checkpoint_format.js";
 import { isTempFile, syncDir, writeFileAtomic } from "./checkpoint_fs.js";
 import type { SourceHealth } from "./health.js";
+import { errorMessage } from "./manifest_read.js";
 
 export interface PodCheckpointOptions {
   dir: string;

@@ -97,6 +97,19 @@ test("an empty initial list pushes SET [] and the watch resumes from the list's 
   assert.equal(source.health.errors.size, 0);
 });
 
+test("over HTTPS, the kubeconfig's CA and bearer token are used", async (t) => {
+  const { fake, source, channel } = await setup(t, { fake: { tls: true } });
+  assert.match(fake.url, /^https:/);
+  fake.addPod(pod("a"));
+  source.start();
+  await waitFor(
+    () => channel.updates.length === 1 && fake.activeWatches === 1,
+    "SET [a] and the watch",
+  );
+  assert.deepEqual(podNames(channel, 0), ["default/a"]);
+  assert.equal(source.health.errors.size, 0);
+});
+
 test("every ADDED, MODIFIED and DELETED pushes a SET of the full list; other nodes' pods never show", async (t) => {
   const { fake, source, channel } = await setup(t);
   const a = fake.addPod(pod("a"));

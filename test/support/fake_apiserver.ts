@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Pod } from "../../src/core/types.js";
@@ -24,7 +25,29 @@ export interface FakeApiserverOptions {
   token?: string;
   /** How a too-old watch resourceVersion is answered; default "event". */
   expiredAs?: "event" | "status";
+  /** Serve HTTPS with a fixed self-signed certificate, trusted by the kubeconfig it writes. */
+  tls?: boolean;
 }
+
+/**
+ * A self-signed certificate for 127.0.0.1, valid 2000–2100, used only by this test server;
+ * the key protects nothing. (openssl ca -selfsign, EC P-256, CA:TRUE, SAN IP:127.0.0.1)
+ */
+const testKey = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgpc2KQzZfWiyAoY4g
+mwUxwV1FvnVbzbKAvlQXysxV1x+hRANCAARua4YEoQ8tqZ0NQwolUxv4SiZQ42YB
+/8CEsSoII4vrDtOAwU6dvd3HsA0fHM+ngqJPD2Q03lkeJBSvU2maCX9a
+-----END PRIVATE KEY-----`;
+const testCert = `-----BEGIN CERTIFICATE-----
+MIIBZTCCAQygAwIBAgIBATAKBggqhkjOPQQDAjAZMRcwFQYDVQQDDA5mYWtlLWFw
+aXNlcnZlcjAgFw0wMDAxMDEwMDAwMDBaGA8yMTAwMDEwMTAwMDAwMFowGTEXMBUG
+A1UEAwwOZmFrZS1hcGlzZXJ2ZXIwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARu
+a4YEoQ8tqZ0NQwolUxv4SiZQ42YB/8CEsSoII4vrDtOAwU6dvd3HsA0fHM+ngqJP
+D2Q03lkeJBSvU2maCX9ao0MwQTAPBgNVHREECDAGhwR/AAABMA8GA1UdEwEB/wQF
+MAMBAf8wHQYDVR0OBBYEFKTC8sv/vifVS949DD6it9iu0AyjMAoGCCqGSM49BAMC
+A0cAMEQCIHmJ0yFBjhEnCGxn3IkavKUG++F1LodRsLYf6ifIlEsBAiA+3XWY2EKR
+ocOQBWw60YWUwhptW6UKgiUwEBuMi09Slw==
+-----END CERTIFICATE-----`;
 
 /** What the server was asked, for assertions (no header values are kept). */
 export interface RecordedRequest {
@@ -64,7 +87,10 @@ export class FakeApiserver {
   private isUp = false;
 
   private constructor(private readonly options: FakeApiserverOptions) {
-    this.server = createServer((req, res) => this.serve(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => this.serve(req, res);
+    this.server = options.tls
+      ? createTlsServer({ key: testKey, cert: testCert }, handler)
+      : createServer(handler);
   }
 
   static async start(options: FakeApiserverOptions = {}): Promise<FakeApiserver> {
@@ -75,7 +101,7 @@ export class FakeApiserver {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.options.tls ? "https" : "http"}://127.0.0.1:${this.port}`;
   }
 
   /** The current resourceVersion (of the latest change). */
@@ -166,13 +192,19 @@ export class FakeApiserver {
     return this.down();
   }
 
-  /** Writes a kubeconfig for this server (plain HTTP needs insecure-skip-tls-verify). */
+  /**
+   * Writes a kubeconfig for this server: HTTPS trusts the test certificate by
+   * certificate-authority-data; plain HTTP needs insecure-skip-tls-verify.
+   */
   async writeKubeconfig(dir: string, token = "fake-token"): Promise<string> {
     const path = join(dir, "kubeconfig");
+    const trust = this.options.tls
+      ? { "certificate-authority-data": Buffer.from(testCert).toString("base64") }
+      : { "insecure-skip-tls-verify": true };
     const config = {
       apiVersion: "v1",
       kind: "Config",
-      clusters: [{ name: "fake", cluster: { server: this.url, "insecure-skip-tls-verify": true } }],
+      clusters: [{ name: "fake", cluster: { server: this.url, ...trust } }],
       users: [{ name: "fake", user: { token } }],
       contexts: [{ name: "fake", context: { cluster: "fake", user: "fake" } }],
       "current-context": "fake",
