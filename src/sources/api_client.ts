@@ -39,7 +39,8 @@ export class ApiClient {
     return new Promise((resolve, reject) => {
       const request = send(url, { ...options, signal });
       request.once("response", resolve);
-      request.once("error", (err) => reject(new ApiSourceError("fetch", errorMessage(err))));
+      // `on`, not `once`: an abort after the response may emit a second error.
+      request.on("error", (err) => reject(new ApiSourceError("fetch", errorMessage(err))));
       request.end();
     });
   }

@@ -127,6 +127,7 @@ export class PodCheckpointManager {
       names = (await readdir(this.dir)).sort();
     } catch (err) {
       this.fail(`listing checkpoint directory ${this.dir}`, err);
+      this.onDisk = undefined; // unknown: the next sync scans again
       return found;
     }
     for (const name of names) {

@@ -187,6 +187,10 @@ test("an unusable directory or UID is a checkpoint error, never a throw", async 
   await broken.checkpoints.sync([pod("a", "uid-a")]);
   assert.ok((broken.health.errors.get("checkpoint") ?? 0) >= 2);
   assert.equal(broken.health.lastError?.reason, "checkpoint");
+  // Once the path is usable, the next sync recovers by itself.
+  await rm(notADir);
+  await broken.checkpoints.sync([pod("a", "uid-a")]);
+  assert.deepEqual(await listing(notADir), ["Pod_uid-a.json"]);
 
   const { checkpoints, health } = manager(join(dir, "ok"));
   await checkpoints.sync([pod("evil", "../../etc/passwd"), pod("a", "uid-a")]);
