@@ -1,0 +1,71 @@
+// What the sources report about themselves: failures by reason and the last success, read from
+// their SourceHealth records at scrape time. Every registered source gets every reason at 0.
+import { Gauge, type Registry, type RegistryContentType } from "prom-client";
+import {
+  type SourceErrorReason,
+  SourceErrorReasons,
+  type SourceHealth,
+} from "../sources/health.js";
+import { mirroredCounter } from "./mirrored_counter.js";
+import { oncePerScrape } from "./per_scrape.js";
+import { timestampSeconds } from "./units.js";
+
+interface HealthTotals {
+  errors: Map<SourceErrorReason, number>;
+  lastSuccessAt: number | null;
+}
+
+/** Health by source name, registered sources first; records sharing a name are added up. */
+function healthBySource(
+  records: readonly SourceHealth[],
+  registered: readonly string[],
+): Map<string, HealthTotals> {
+  const bySource = new Map<string, HealthTotals>();
+  for (const source of registered) bySource.set(source, { errors: new Map(), lastSuccessAt: null });
+  for (const record of records) {
+    let totals = bySource.get(record.source);
+    if (!totals) {
+      totals = { errors: new Map(), lastSuccessAt: null };
+      bySource.set(record.source, totals);
+    }
+    for (const [reason, count] of record.errors) {
+      totals.errors.set(reason, (totals.errors.get(reason) ?? 0) + count);
+    }
+    if (record.lastSuccessAt !== null) {
+      totals.lastSuccessAt = Math.max(totals.lastSuccessAt ?? 0, record.lastSuccessAt);
+    }
+  }
+  return bySource;
+}
+
+export function registerSourceHealthMetrics(
+  registry: Registry<RegistryContentType>,
+  sourceHealth: () => readonly SourceHealth[],
+  registeredSources: () => readonly string[],
+): void {
+  const health = oncePerScrape(() => healthBySource(sourceHealth(), registeredSources()));
+  mirroredCounter({
+    name: "podconfig_source_errors_total",
+    help: "Source failures by reason: read, decode, fetch, status (an HTTP answer other than 200), watch, checkpoint.",
+    labelNames: ["source", "reason"] as const,
+    registry,
+    *totals() {
+      for (const [source, totals] of health()) {
+        for (const reason of SourceErrorReasons) {
+          yield [{ source, reason }, totals.errors.get(reason) ?? 0];
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: "podconfig_source_last_success_timestamp_seconds",
+    help: "Unix time of the source's last successful list, fetch or watch event, 0 until one.",
+    labelNames: ["source"],
+    registers: [registry],
+    collect() {
+      for (const [source, totals] of health()) {
+        this.set({ source }, timestampSeconds(totals.lastSuccessAt));
+      }
+    },
+  });
+}

@@ -1,0 +1,50 @@
+// The metric catalogue of architecture.md, written out independently of the implementation:
+// what the tests hold the exposition to.
+import { PodOperations } from "../../src/core/types.js";
+import { SourceErrorReasons } from "../../src/sources/health.js";
+
+export const catalogue: Readonly<Record<string, "gauge" | "counter" | "histogram">> = {
+  podconfig_build_info: "gauge",
+  podconfig_start_time_seconds: "gauge",
+  podconfig_source_registered: "gauge",
+  podconfig_source_stored: "gauge",
+  podconfig_source_seen: "gauge",
+  podconfig_source_ready: "gauge",
+  podconfig_source_stored_timestamp_seconds: "gauge",
+  podconfig_source_seen_timestamp_seconds: "gauge",
+  podconfig_sources_ready: "gauge",
+  podconfig_sources_ready_timestamp_seconds: "gauge",
+  podconfig_time_to_ready_seconds: "gauge",
+  podconfig_source_pods: "gauge",
+  podconfig_source_updates_total: "counter",
+  podconfig_updates_dispatched_total: "counter",
+  podconfig_dispatch_duration_seconds: "histogram",
+  podconfig_queue_wait_seconds: "histogram",
+  podconfig_housekeeping_total: "counter",
+  podconfig_housekeeping_skipped_total: "counter",
+  podconfig_pod_deletions_deferred_total: "counter",
+  podconfig_source_errors_total: "counter",
+  podconfig_source_last_success_timestamp_seconds: "gauge",
+};
+
+/** Labels each metric may carry (histograms add `le` on buckets). */
+export const allowedLabels: Readonly<Record<string, readonly string[]>> = {
+  podconfig_build_info: ["version", "revision", "nodejs_version"],
+  podconfig_source_updates_total: ["source", "op"],
+  podconfig_updates_dispatched_total: ["source", "op"],
+  podconfig_dispatch_duration_seconds: ["op"],
+  podconfig_source_errors_total: ["source", "reason"],
+};
+
+export const perSourceGauges = [
+  "podconfig_source_stored",
+  "podconfig_source_seen",
+  "podconfig_source_ready",
+  "podconfig_source_stored_timestamp_seconds",
+  "podconfig_source_seen_timestamp_seconds",
+  "podconfig_source_pods",
+  "podconfig_source_last_success_timestamp_seconds",
+] as const;
+
+export const ops = PodOperations;
+export const reasons = SourceErrorReasons;
