@@ -1,0 +1,168 @@
+// startTracing against a real OTLP/HTTP receiver on 127.0.0.1: an exporter only when the
+// OTEL_* environment asks for one, the standard endpoint rules, and a flush on shutdown.
+import assert from "node:assert/strict";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { startTracing } from "../../src/telemetry/tracing.js";
+import { ManualClock } from "../support/pods.js";
+import { createPipeline, waitFor } from "./pipeline.js";
+
+interface Received {
+  method: string | undefined;
+  url: string | undefined;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+describe("OTLP export", () => {
+  const received: Received[] = [];
+  let server: Server;
+  let base: string;
+  before(async () => {
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        received.push({
+          method: request.method,
+          url: request.url,
+          headers: request.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+        });
+        response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    // The exporter's agent keeps its connection alive; it would hold close() for seconds.
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  test("OTEL_EXPORTER_OTLP_ENDPOINT: the core's spans reach the receiver by shutdown", async (t) => {
+    received.length = 0;
+    const tracing = startTracing({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: base,
+        OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20s3cret",
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test",
+      },
+      version: "1.2.3",
+    });
+    t.after(() => tracing.shutdown());
+    const pipeline = createPipeline({
+      sources: ["file"],
+      clock: new ManualClock(),
+      tracer: tracing.tracer,
+    });
+    pipeline.run();
+    await pipeline.channels.file?.send({ op: "SET", source: "file", pods: [] });
+    await pipeline.dispatched(1);
+    await pipeline.stop();
+    await tracing.shutdown();
+
+    assert.ok(received.length >= 1, "the receiver got no request");
+    const bodies = received.map((request) => {
+      assert.equal(request.method, "POST");
+      assert.equal(request.url, "/v1/traces");
+      assert.match(String(request.headers["content-type"]), /^application\/json/);
+      assert.equal(request.headers.authorization, "Bearer s3cret");
+      return request.body;
+    });
+    const payload = bodies.join("\n");
+    for (const name of ["send file", "process file", "AddSource"]) {
+      assert.ok(payload.includes(`"name":"${name}"`), `${name} was not exported`);
+    }
+    const resource = JSON.parse(bodies[0] as string).resourceSpans[0].resource.attributes as {
+      key: string;
+      value: { stringValue?: string };
+    }[];
+    const attribute = (key: string) => resource.find((a) => a.key === key)?.value.stringValue;
+    assert.equal(attribute("service.name"), "podconfig-exporter");
+    assert.equal(attribute("service.version"), "1.2.3");
+    assert.equal(attribute("deployment.environment"), "test");
+  });
+
+  test("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as is", async () => {
+    received.length = 0;
+    const tracing = startTracing({
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${base}/custom/traces` },
+    });
+    tracing.tracer.startSpan("probe").end();
+    await tracing.shutdown();
+    assert.deepEqual(
+      received.map((request) => request.url),
+      ["/custom/traces"],
+    );
+  });
+
+  test("OTEL_TRACES_EXPORTER=none wins over an endpoint: no SDK, nothing sent", async () => {
+    received.length = 0;
+    const tracing = startTracing({
+      env: { OTEL_TRACES_EXPORTER: "none", OTEL_EXPORTER_OTLP_ENDPOINT: base },
+    });
+    const span = tracing.tracer.startSpan("probe");
+    assert.equal(span.isRecording(), false);
+    span.end();
+    await tracing.shutdown();
+    assert.equal(received.length, 0);
+  });
+
+  test("OTEL_SDK_DISABLED=true: no SDK, even with processors given", async () => {
+    received.length = 0;
+    const memory = new InMemorySpanExporter();
+    const tracing = startTracing({
+      env: { OTEL_SDK_DISABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: base },
+      spanProcessors: [new SimpleSpanProcessor(memory)],
+    });
+    const span = tracing.tracer.startSpan("probe");
+    assert.equal(span.isRecording(), false);
+    span.end();
+    await tracing.shutdown();
+    assert.equal(received.length, 0);
+  });
+
+  test("without any OTEL_* setting: the API's no-op tracer, shutdown is immediate", async () => {
+    const tracing = startTracing({ env: {} });
+    const span = tracing.tracer.startSpan("probe");
+    assert.equal(span.isRecording(), false);
+    assert.equal(span.spanContext().traceFlags, 0);
+    span.end();
+    await tracing.shutdown();
+  });
+
+  test("OTEL_TRACES_SAMPLER is honoured", async () => {
+    for (const [sampler, sampled] of [
+      ["always_off", false],
+      ["always_on", true],
+      ["parentbased_always_off", false],
+    ] as const) {
+      const tracing = startTracing({
+        env: { OTEL_TRACES_SAMPLER: sampler },
+        spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+      });
+      const span = tracing.tracer.startSpan("probe");
+      assert.equal(span.isRecording(), sampled, sampler);
+      span.end();
+      await tracing.shutdown();
+    }
+  });
+
+  test("a second start in the same process registers again after shutdown", async () => {
+    // Several starts ran above in this process; each shutdown released the API globals.
+    const memory = new InMemorySpanExporter();
+    const tracing = startTracing({ env: {}, spanProcessors: [new SimpleSpanProcessor(memory)] });
+    tracing.tracer.startSpan("probe").end();
+    // Read before shutdown: InMemorySpanExporter forgets its spans when shut down.
+    await waitFor(() => memory.getFinishedSpans().length > 0, "the probe span");
+    assert.deepEqual(
+      memory.getFinishedSpans().map((span) => span.name),
+      ["probe"],
+    );
+    await tracing.shutdown();
+  });
+});
