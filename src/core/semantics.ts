@@ -1,7 +1,7 @@
 // When a pod from a source differs from the stored one: the kubelet's podsDifferSemantically,
 // isAnnotationMapEqual and checkAndUpdatePod (pkg/kubelet/config/config.go).
 import type { Clock } from "./deps.js";
-import { deepCopy, deepEqual } from "./json.js";
+import { deepEqual } from "./json.js";
 import {
   ConfigFirstSeenAnnotationKey,
   ConfigMirrorAnnotationKey,
@@ -54,22 +54,23 @@ export function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
 export type PodChange = "none" | "reconcile" | "update" | "gracefulDelete";
 
 /**
- * Updates the stored pod in place from `ref` (never mutated) and says what changed.
+ * Updates the stored pod in place from `ref` and says what changed. Like the kubelet, the
+ * stored pod takes `ref`'s objects rather than copies: sent pods belong to the storage.
  * Status alone is a reconcile; anything semantic is an update, or a graceful delete
  * when the new pod carries a deletionTimestamp.
  */
 export function checkAndUpdatePod(existing: Pod, ref: Pod, source: string): PodChange {
   if (!podsDifferSemantically(existing, ref)) {
     if (deepEqual(existing.status, ref.status)) return "none";
-    assignCopy(existing, "status", ref.status);
+    assign(existing, "status", ref.status);
     return "reconcile";
   }
-  assignCopy(existing, "spec", ref.spec);
+  assign(existing, "spec", ref.spec);
   const meta = ref.metadata ?? {};
-  assignCopy(existing.metadata, "labels", meta.labels);
-  assignCopy(existing.metadata, "deletionTimestamp", meta.deletionTimestamp);
-  assignCopy(existing.metadata, "deletionGracePeriodSeconds", meta.deletionGracePeriodSeconds);
-  assignCopy(existing, "status", ref.status);
+  assign(existing.metadata, "labels", meta.labels);
+  assign(existing.metadata, "deletionTimestamp", meta.deletionTimestamp);
+  assign(existing.metadata, "deletionGracePeriodSeconds", meta.deletionGracePeriodSeconds);
+  assign(existing, "status", ref.status);
   existing.metadata.annotations = updatedAnnotations(existing.metadata, meta, source);
   return meta.deletionTimestamp == null ? "update" : "gracefulDelete";
 }
@@ -89,24 +90,23 @@ function updatedAnnotations(
   return annotations;
 }
 
-/** A stored copy of a pod new to this source, with the source and first-seen annotations. */
+/** A pod new to this source, annotated with the source and first-seen time, to be stored. */
 export function newStoredPod(ref: Pod, source: string, clock: Clock): Pod {
-  const pod = deepCopy(ref);
-  pod.metadata = pod.metadata ?? {};
-  pod.metadata.annotations = {
-    ...pod.metadata.annotations,
+  ref.metadata ??= {};
+  ref.metadata.annotations = {
+    ...ref.metadata.annotations,
     [ConfigSourceAnnotationKey]: source,
     [ConfigFirstSeenAnnotationKey]: new Date(clock.now()).toISOString(),
   };
-  return pod;
+  return ref;
 }
 
 /** Go's `existing.X = ref.X`: a nil value leaves the field unset, not set to undefined. */
-function assignCopy<T extends object, K extends keyof T & string>(
+function assign<T extends object, K extends keyof T & string>(
   target: T,
   key: K,
   value: T[K] | undefined,
 ): void {
   if (value === undefined) delete target[key];
-  else target[key] = deepCopy(value);
+  else target[key] = value;
 }

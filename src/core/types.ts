@@ -71,6 +71,10 @@ export interface SourceChannel {
    * Merges in the order of calls (one merge at a time, like the kubelet's updateLock) and
    * resolves once every update this merge emits is on the queue. While the queue is full it
    * waits: backpressure, never a drop.
+   *
+   * The pods sent become PodConfig's, as with a Go channel send: the storage annotates and
+   * keeps them (the kubelet does the same), so a source sends freshly decoded objects and
+   * does not touch them afterwards. What PodConfig emits are copies, free to modify.
    */
   send(update: PodUpdate): Promise<void>;
 }

@@ -298,7 +298,7 @@ describe("emission", () => {
     await t.channel.send(podUpdate("SET", TestSource, sent));
     const emitted = (await t.take()).pods[0] as Pod;
     assert.notEqual(emitted, sent);
-    assert.equal(sent.metadata.annotations, undefined, "the sent pod is not mutated");
+    assert.equal(emitted.metadata.annotations?.[ConfigSourceAnnotationKey], TestSource);
     (emitted.spec as { containers: unknown[] }).containers.length = 0;
     await t.config.sync();
     const synced = (await t.take()).pods[0] as Pod;

@@ -1,0 +1,249 @@
+// bench/scrape: what telemetry costs.
+// 1. /metrics: median render latency and payload size, three sources (file, http, api) with
+//    every dispatched op seen, in each exposition the exporter can serve.
+// 2. The cost the instrumentation adds to merge + dispatch of 10,000 updates: the bare core,
+//    vs metrics on + tracing with no SDK (the API's no-op global; target <= 5 %), vs an
+//    always-on SDK exporting every span to memory.
+// Several rounds, variants in rotating order within a round; medians reported.
+import { type Tracer, trace } from "@opentelemetry/api";
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { PodConfig } from "../src/core/pod_config.js";
+import { readiness } from "../src/core/readiness.js";
+import { ReferenceSyncHandler } from "../src/core/reference_handler.js";
+import { SourcesReady } from "../src/core/sources_ready.js";
+import { SyncLoop } from "../src/core/sync_loop.js";
+import type { Pod, PodUpdate, SourceChannel } from "../src/core/types.js";
+import { SourceHealth } from "../src/sources/health.js";
+import { createMetrics, type PodConfigMetrics } from "../src/telemetry/metrics.js";
+import { startTracing, type Tracing } from "../src/telemetry/tracing.js";
+import { benchPod } from "./pods.js";
+
+const sources = ["file", "http", "api"] as const;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const renders = Number(process.env.BENCH_RENDERS ?? 200);
+const updateCount = 10_000;
+/** Distinct pods per source in the dispatch workload; the rest of the updates change them. */
+const podsPerSource = 100;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+function elapsedMs(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+interface Instrumentation {
+  metrics: boolean;
+  tracer?: Tracer;
+  exemplars?: boolean;
+  exporterMetrics?: boolean;
+}
+
+interface Pipeline {
+  podConfig: PodConfig;
+  channels: Map<string, SourceChannel>;
+  syncLoop: SyncLoop;
+  metrics: PodConfigMetrics | undefined;
+  health: SourceHealth[];
+}
+
+/** The core wired as main wires it, with or without the telemetry around it. */
+function pipeline(instrumentation: Instrumentation): Pipeline {
+  const { tracer } = instrumentation;
+  const podConfig = new PodConfig({ tracer });
+  const channels = new Map(sources.map((source) => [source, podConfig.channel(source)]));
+  const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen));
+  const handler = new ReferenceSyncHandler(sourcesReady);
+  const health = sources.map((source) => new SourceHealth(source, { now: () => Date.now() }));
+  const metrics = instrumentation.metrics
+    ? createMetrics({
+        readiness: () => readiness({ podConfig, sourcesReady, syncLoop, handler }),
+        sourceHealth: () => health,
+        startTime: Date.now(),
+        exemplars: instrumentation.exemplars ?? false,
+        exporterMetrics: instrumentation.exporterMetrics ?? false,
+        build: { version: "bench", revision: "bench" },
+        queueLength: () => podConfig.queueLength,
+      })
+    : undefined;
+  const syncLoop = new SyncLoop({
+    updates: podConfig.updates(),
+    handler,
+    sourcesReady,
+    tracer,
+    onDispatch: metrics?.observeDispatch,
+  });
+  return { podConfig, channels, syncLoop, metrics, health };
+}
+
+/** Sends `updates` in order, as sources do, and waits until the sync loop dispatched them all. */
+async function run(p: Pipeline, updates: PodUpdate[]): Promise<void> {
+  const running = p.syncLoop.run();
+  for (const update of updates) await p.channels.get(update.source)?.send(update);
+  p.podConfig.close();
+  await running;
+}
+
+function withLabel(pod: Pod, revision: number): Pod {
+  return { ...pod, metadata: { ...pod.metadata, labels: { revision: String(revision) } } };
+}
+
+/**
+ * 10,000 updates, each emitting exactly one dispatch: every source's first SET, then new pods
+ * (ADD) until each has `podsPerSource`, then changes to them (UPDATE). Built fresh for each run,
+ * outside the timing: PodConfig keeps the pods it is sent.
+ */
+function dispatchWorkload(): PodUpdate[] {
+  return Array.from({ length: updateCount }, (_, i): PodUpdate => {
+    const source = sources[i % sources.length] as string;
+    const slot = Math.floor(i / sources.length);
+    const pod = benchPod((slot % podsPerSource) * sources.length + (i % sources.length));
+    if (slot === 0) return { op: "SET", source, pods: [pod] };
+    if (slot < podsPerSource) return { op: "ADD", source, pods: [pod] };
+    return { op: "UPDATE", source, pods: [withLabel(pod, slot)] };
+  });
+}
+
+/** Every op the handler can be given, from every source, and a few source errors. */
+async function driveEveryOp(p: Pipeline): Promise<void> {
+  const running = p.syncLoop.run();
+  for (const [index, source] of sources.entries()) {
+    const channel = p.channels.get(source) as SourceChannel;
+    const pod = (i: number): Pod => benchPod(index * 1000 + i);
+    const running = (i: number): Pod => ({ ...pod(i), status: { phase: "Pending" } });
+    await channel.send({ op: "SET", source, pods: Array.from({ length: 50 }, (_, i) => pod(i)) });
+    await channel.send({ op: "ADD", source, pods: [pod(50)] });
+    await channel.send({ op: "UPDATE", source, pods: [withLabel(pod(1), 2)] });
+    await channel.send({ op: "UPDATE", source, pods: [running(2)] });
+    const deleting = pod(3);
+    deleting.metadata.deletionTimestamp = "2026-11-30T00:00:00Z";
+    await channel.send({ op: "DELETE", source, pods: [deleting] });
+    await channel.send({ op: "REMOVE", source, pods: [pod(4)] });
+    await channel.send({ op: "RESTORE", source, pods: [pod(900)] });
+    p.health[index]?.recordError("fetch", "connection refused");
+    p.health[index]?.recordSuccess();
+  }
+  p.podConfig.close();
+  await running;
+}
+
+async function scrapeCost(
+  label: string,
+  instrumentation: Instrumentation,
+): Promise<{ label: string; ms: number; bytes: number; series: number }> {
+  const p = pipeline(instrumentation);
+  await driveEveryOp(p);
+  const metrics = p.metrics as PodConfigMetrics;
+  let text = "";
+  for (let i = 0; i < 20; i++) text = await metrics.render(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < renders; i++) {
+    const start = process.hrtime.bigint();
+    text = await metrics.render();
+    times.push(elapsedMs(start));
+  }
+  const series = text.split("\n").filter((line) => line !== "" && !line.startsWith("#")).length;
+  return { label, ms: median(times), bytes: Buffer.byteLength(text), series };
+}
+
+interface Variant {
+  label: string;
+  /** Starts what the variant needs and returns the instrumentation and a stop. */
+  setUp(): { instrumentation: Instrumentation; tearDown(): Promise<void> };
+}
+
+const noop = async (): Promise<void> => {};
+
+const variants: Variant[] = [
+  { label: "bare core", setUp: () => ({ instrumentation: { metrics: false }, tearDown: noop }) },
+  {
+    label: "metrics, no tracer",
+    setUp: () => ({ instrumentation: { metrics: true }, tearDown: noop }),
+  },
+  {
+    // What main runs when no OTEL_* variable asks for an exporter.
+    label: "metrics + tracing without SDK (no-op global)",
+    setUp: () => ({
+      instrumentation: { metrics: true, tracer: trace.getTracer("podconfig-exporter") },
+      tearDown: noop,
+    }),
+  },
+  {
+    label: "metrics + always-on SDK, every span to memory",
+    setUp: () => {
+      const tracing: Tracing = startTracing({
+        env: { OTEL_TRACES_SAMPLER: "always_on" },
+        spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+      });
+      return {
+        instrumentation: { metrics: true, tracer: tracing.tracer, exemplars: true },
+        tearDown: () => tracing.shutdown(),
+      };
+    },
+  },
+];
+
+async function dispatchCost(): Promise<Map<string, number>> {
+  const times = new Map<string, number[]>(variants.map((variant) => [variant.label, []]));
+  // A warm-up round first, not counted; then each round runs every variant, rotating the order.
+  for (let round = -1; round < rounds; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const variant = variants[(k + Math.max(round, 0)) % variants.length] as Variant;
+      const { instrumentation, tearDown } = variant.setUp();
+      const p = pipeline(instrumentation);
+      const updates = dispatchWorkload();
+      const start = process.hrtime.bigint();
+      await run(p, updates);
+      const ms = elapsedMs(start);
+      await tearDown();
+      if (round >= 0) times.get(variant.label)?.push(ms);
+    }
+  }
+  return new Map([...times].map(([label, values]) => [label, median(values)]));
+}
+
+console.log(
+  `bench/scrape: Node ${process.version}, ${rounds} rounds (medians), ${renders} renders per exposition\n`,
+);
+
+console.log(
+  "/metrics render, 3 sources, every op dispatched (ADD UPDATE RECONCILE DELETE REMOVE RESTORE)\n",
+);
+console.log("| exposition | median render | payload | samples |");
+console.log("|---|---:|---:|---:|");
+const tracingForExemplars = startTracing({
+  env: {},
+  spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+});
+for (const { label, ms, bytes, series } of [
+  await scrapeCost("text 0.0.4, --web.disable-exporter-metrics", { metrics: true }),
+  await scrapeCost("text 0.0.4, with exporter metrics (default)", {
+    metrics: true,
+    exporterMetrics: true,
+  }),
+  await scrapeCost("OpenMetrics + exemplars, with exporter metrics", {
+    metrics: true,
+    exporterMetrics: true,
+    exemplars: true,
+    tracer: tracingForExemplars.tracer,
+  }),
+]) {
+  console.log(`| ${label} | ${ms.toFixed(3)} ms | ${(bytes / 1024).toFixed(1)} KiB | ${series} |`);
+}
+await tracingForExemplars.shutdown();
+
+console.log(
+  `\nmerge + dispatch of ${updateCount.toLocaleString("en")} updates (3 sources, 2 KiB pods)\n`,
+);
+console.log("| variant | median | per update | vs bare core |");
+console.log("|---|---:|---:|---:|");
+const costs = await dispatchCost();
+const bare = costs.get("bare core") ?? Number.NaN;
+for (const [label, ms] of costs) {
+  const overhead = label === "bare core" ? "—" : `${(((ms - bare) / bare) * 100).toFixed(1)} %`;
+  console.log(
+    `| ${label} | ${ms.toFixed(1)} ms | ${((ms * 1000) / updateCount).toFixed(2)} µs | ${overhead} |`,
+  );
+}
