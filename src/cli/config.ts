@@ -1,0 +1,277 @@
+// Flags, environment and an optional KubeletConfiguration -> one validated ExporterConfig.
+// Precedence, per setting: command line, then PODCONFIG_* environment, then the kubelet config
+// file, then the default. Every failure is a UsageError naming the flag (exit code 2).
+import { hostname } from "node:os";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
+import { DurationError, parseDuration } from "../sources/duration.js";
+import { DefaultFileCheckFrequencyMs } from "../sources/file.js";
+import { HeaderError, type HeaderMap, parseManifestURLHeaders } from "../sources/headers.js";
+import { DefaultHTTPCheckFrequencyMs } from "../sources/http.js";
+import { loadKubeConfig } from "../sources/kubeconfig.js";
+import {
+  KubeletConfigError,
+  type KubeletConfigSources,
+  readKubeletConfig,
+} from "../sources/kubelet_config.js";
+import {
+  envName,
+  type FlagValue,
+  flagSpecs,
+  type ParsedFlags,
+  parseBool,
+  parseFlags,
+  UsageError,
+} from "./flags.js";
+import type { LogFormat, LogLevel } from "./log.js";
+
+export interface ApiserverConfig {
+  kubeConfig: KubeConfig;
+  /** The --kubeconfig path, or "in-cluster". */
+  origin: string;
+}
+
+export interface ExporterConfig {
+  nodeName: string;
+  podManifestPath: string | undefined;
+  fileCheckFrequencyMs: number;
+  manifestURL: string | undefined;
+  manifestURLHeaders: HeaderMap;
+  httpCheckFrequencyMs: number;
+  apiserver: ApiserverConfig | undefined;
+  checkpointDir: string | undefined;
+  housekeepingIntervalMs: number;
+  /** --demo: the http source polls the built-in manifest server instead of --manifest-url. */
+  demo: { unavailableForMs: number } | undefined;
+  web: {
+    listenAddress: ListenAddress;
+    telemetryPath: string;
+    disableExporterMetrics: boolean;
+    enableExemplars: boolean;
+  };
+  log: { level: LogLevel; format: LogFormat };
+}
+
+export type CliCommand =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "run"; config: ExporterConfig };
+
+export const DefaultHousekeepingIntervalMs = 2000;
+/** The demo should turn ready soon after its manifest server does. */
+const DemoHTTPCheckFrequencyMs = 5000;
+const DefaultDemoUnavailableMs = 30_000;
+const reservedPaths = ["/", "/healthz", "/readyz", "/api/v1/sources"];
+
+function flagError(name: string, value: FlagValue | undefined, detail: string): UsageError {
+  const from = value?.origin === "env" ? ` (from $${envName(name)})` : "";
+  return new UsageError(`--${name}${from}: ${detail}`);
+}
+
+/** Typed access to the parsed flags; every error names the flag. */
+class Flags {
+  constructor(private readonly parsed: ParsedFlags) {}
+
+  isSet(name: string): boolean {
+    return this.parsed.values.has(name);
+  }
+
+  string(name: string): string | undefined {
+    return this.parsed.values.get(name)?.values.at(-1);
+  }
+
+  all(name: string): string[] {
+    return this.parsed.values.get(name)?.values ?? [];
+  }
+
+  bool(name: string): boolean {
+    const raw = this.string(name);
+    if (raw === undefined) return false;
+    const value = parseBool(raw);
+    if (value === undefined) throw this.error(name, `invalid boolean ${JSON.stringify(raw)}`);
+    return value;
+  }
+
+  /** Milliseconds, or undefined when the flag is not set. */
+  duration(name: string): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    try {
+      return parseDuration(raw);
+    } catch (err) {
+      if (err instanceof DurationError) throw this.error(name, err.message);
+      throw err;
+    }
+  }
+
+  enum<T extends string>(name: string, fallback: T): T {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const allowed = flagSpecs.find((spec) => spec.name === name)?.values ?? [];
+    if (!allowed.includes(raw))
+      throw this.error(
+        name,
+        `invalid value ${JSON.stringify(raw)}, expected one of ${allowed.join(", ")}`,
+      );
+    return raw as T;
+  }
+
+  error(name: string, detail: string): UsageError {
+    return flagError(name, this.parsed.values.get(name), detail);
+  }
+}
+
+/** Parses and validates everything; reads --kubelet-config and the kubeconfig. */
+export async function resolveConfig(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  host: string = hostname(),
+): Promise<CliCommand> {
+  const parsed = parseFlags(argv, env);
+  if (parsed.help) return { kind: "help" };
+  if (parsed.version) return { kind: "version" };
+  const flags = new Flags(parsed);
+
+  const kubelet = await kubeletConfig(flags);
+  const frequency = (name: string, fromFile: number | undefined, fallback: number): number => {
+    const ms = flags.duration(name) ?? fromFile ?? fallback;
+    if (!(ms > 0)) {
+      if (flags.isSet(name)) throw flags.error(name, "must be positive");
+      throw flags.error("kubelet-config", `the ${name} it sets must be positive`);
+    }
+    return ms;
+  };
+
+  const demo = flags.bool("demo")
+    ? { unavailableForMs: nonNegative(flags, "demo.unavailable-for") ?? DefaultDemoUnavailableMs }
+    : undefined;
+  const manifestURL = flags.string("manifest-url") ?? kubelet.staticPodURL;
+  if (manifestURL !== undefined) checkManifestURL(flags, manifestURL);
+  if (demo && manifestURL !== undefined)
+    throw flags.error("demo", "serves its own manifest URL: do not combine it with a manifest URL");
+
+  const apiserver = apiserverConfig(flags, env);
+  const checkpointDir = nonEmpty(flags, "checkpoint-dir");
+  if (checkpointDir !== undefined && !apiserver)
+    throw flags.error(
+      "checkpoint-dir",
+      "checkpoints belong to the api source, which is not configured (give --kubeconfig, or run in a pod)",
+    );
+
+  return {
+    kind: "run",
+    config: {
+      nodeName: nonEmpty(flags, "node-name") ?? host.trim().toLowerCase(),
+      podManifestPath: nonEmpty(flags, "pod-manifest-path") ?? kubelet.staticPodPath,
+      fileCheckFrequencyMs: frequency(
+        "file-check-frequency",
+        kubelet.fileCheckFrequencyMs,
+        DefaultFileCheckFrequencyMs,
+      ),
+      manifestURL,
+      manifestURLHeaders: flags.isSet("manifest-url-header")
+        ? headers(flags)
+        : (kubelet.staticPodURLHeader ?? new Map()),
+      httpCheckFrequencyMs: frequency(
+        "http-check-frequency",
+        kubelet.httpCheckFrequencyMs,
+        demo ? DemoHTTPCheckFrequencyMs : DefaultHTTPCheckFrequencyMs,
+      ),
+      apiserver,
+      checkpointDir,
+      housekeepingIntervalMs: frequency(
+        "housekeeping-interval",
+        undefined,
+        DefaultHousekeepingIntervalMs,
+      ),
+      demo,
+      web: {
+        listenAddress: listenAddress(flags),
+        telemetryPath: telemetryPath(flags),
+        disableExporterMetrics: flags.bool("web.disable-exporter-metrics"),
+        enableExemplars: flags.bool("web.enable-exemplars"),
+      },
+      log: {
+        level: flags.enum<LogLevel>("log.level", "info"),
+        format: flags.enum<LogFormat>("log.format", "json"),
+      },
+    },
+  };
+}
+
+async function kubeletConfig(flags: Flags): Promise<KubeletConfigSources> {
+  const path = nonEmpty(flags, "kubelet-config");
+  if (path === undefined) return {};
+  try {
+    return await readKubeletConfig(path);
+  } catch (err) {
+    if (err instanceof KubeletConfigError) throw flags.error("kubelet-config", err.message);
+    throw err;
+  }
+}
+
+function nonEmpty(flags: Flags, name: string): string | undefined {
+  const value = flags.string(name);
+  if (value === undefined) return undefined;
+  if (value.trim() === "") throw flags.error(name, "must not be empty");
+  return value;
+}
+
+function nonNegative(flags: Flags, name: string): number | undefined {
+  const ms = flags.duration(name);
+  if (ms !== undefined && ms < 0) throw flags.error(name, "must not be negative");
+  return ms;
+}
+
+/** Only the shape: the URL itself is never quoted, it may carry credentials. */
+function checkManifestURL(flags: Flags, raw: string): void {
+  const name = flags.isSet("manifest-url") ? "manifest-url" : "kubelet-config";
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!url)
+    throw flags.error(
+      name,
+      "the manifest URL is not a valid URL (not shown: it may hold credentials)",
+    );
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw flags.error(name, `the manifest URL must be http or https, not ${url.protocol}`);
+}
+
+function headers(flags: Flags): HeaderMap {
+  try {
+    return parseManifestURLHeaders(flags.all("manifest-url-header"));
+  } catch (err) {
+    if (err instanceof HeaderError)
+      throw flags.error("manifest-url-header", err.message.replace(/^--manifest-url-header: /, ""));
+    throw err;
+  }
+}
+
+/** --kubeconfig, else the service account when running in a pod, else no api source. */
+function apiserverConfig(flags: Flags, env: NodeJS.ProcessEnv): ApiserverConfig | undefined {
+  const kubeconfig = nonEmpty(flags, "kubeconfig");
+  const inCluster = Boolean(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT);
+  if (kubeconfig === undefined && !inCluster) return undefined;
+  try {
+    return { kubeConfig: loadKubeConfig({ kubeconfig }), origin: kubeconfig ?? "in-cluster" };
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    if (kubeconfig !== undefined) throw flags.error("kubeconfig", detail);
+    throw new UsageError(`in-cluster config (KUBERNETES_SERVICE_HOST is set): ${detail}`);
+  }
+}
+
+function listenAddress(flags: Flags): ListenAddress {
+  try {
+    return parseListenAddress(flags.string("web.listen-address") ?? ":9847");
+  } catch (err) {
+    throw flags.error("web.listen-address", (err as Error).message);
+  }
+}
+
+function telemetryPath(flags: Flags): string {
+  const path = flags.string("web.telemetry-path") ?? "/metrics";
+  if (!path.startsWith("/")) throw flags.error("web.telemetry-path", "must start with /");
+  if (reservedPaths.includes(path))
+    throw flags.error("web.telemetry-path", `${path} is already served by the exporter`);
+  return path;
+}

@@ -1,0 +1,41 @@
+// The effective configuration as it is logged at start: every setting, secrets left out
+// (header values, credentials in the manifest URL; the kubeconfig is named, never read out).
+import { formatHostPort } from "../server/listen_address.js";
+import type { ExporterConfig } from "./config.js";
+
+export const Redacted = "<redacted>";
+
+/** The URL with any user:password replaced; unparseable URLs are not shown at all. */
+export function redactURL(raw: string): string {
+  if (!URL.canParse(raw)) return Redacted;
+  const url = new URL(raw);
+  if (url.username || url.password) {
+    url.username = Redacted;
+    url.password = "";
+  }
+  return url.href;
+}
+
+export function describeConfig(config: ExporterConfig): Record<string, unknown> {
+  const { listenAddress } = config.web;
+  return {
+    nodeName: config.nodeName,
+    podManifestPath: config.podManifestPath ?? null,
+    fileCheckFrequencyMs: config.fileCheckFrequencyMs,
+    manifestURL: config.demo ? "(demo)" : config.manifestURL ? redactURL(config.manifestURL) : null,
+    manifestURLHeaders: Object.fromEntries(
+      [...config.manifestURLHeaders].map(([name, values]) => [name, values.map(() => Redacted)]),
+    ),
+    httpCheckFrequencyMs: config.httpCheckFrequencyMs,
+    kubeconfig: config.apiserver?.origin ?? null,
+    checkpointDir: config.checkpointDir ?? null,
+    housekeepingIntervalMs: config.housekeepingIntervalMs,
+    demo: config.demo ?? false,
+    listenAddress: formatHostPort(listenAddress.host ?? "", listenAddress.port),
+    telemetryPath: config.web.telemetryPath,
+    disableExporterMetrics: config.web.disableExporterMetrics,
+    enableExemplars: config.web.enableExemplars,
+    logLevel: config.log.level,
+    logFormat: config.log.format,
+  };
+}

@@ -1,0 +1,209 @@
+// The command line: the flag table (kubelet names where the kubelet has the flag, exporter
+// conventions for the rest) and a parser for `--flag=value`, `--flag value` and the
+// PODCONFIG_<FLAG> environment. Values stay strings here; config.ts gives them types.
+
+export type FlagKind = "string" | "duration" | "bool" | "enum";
+
+export interface FlagSpec {
+  name: string;
+  kind: FlagKind;
+  help: string;
+  /** Shown in --help; the typed default lives in config.ts. */
+  default?: string;
+  /** The accepted values of an enum flag. */
+  values?: readonly string[];
+  /** May be given more than once; every value is kept, in order. */
+  repeatable?: boolean;
+  /** The placeholder in --help (`--flag=PATH`). */
+  metavar?: string;
+}
+
+export const flagSpecs: readonly FlagSpec[] = [
+  {
+    name: "pod-manifest-path",
+    kind: "string",
+    metavar: "PATH",
+    help: "Directory of static pod manifests (or one manifest file) to watch: the file source.",
+  },
+  {
+    name: "manifest-url",
+    kind: "string",
+    metavar: "URL",
+    help: "URL to poll for static pods (a Pod or a PodList): the http source.",
+  },
+  {
+    name: "manifest-url-header",
+    kind: "string",
+    repeatable: true,
+    metavar: "NAME:VALUE,...",
+    help: "HTTP headers for --manifest-url, e.g. 'Authorization:Bearer x'. Repeatable; values are never logged.",
+  },
+  {
+    name: "kubeconfig",
+    kind: "string",
+    metavar: "PATH",
+    help: "Kubeconfig for the API server: the api source (in a pod, the service account is used without it).",
+  },
+  {
+    name: "node-name",
+    kind: "string",
+    default: "the host name",
+    metavar: "NAME",
+    help: "The node whose pods are watched and whose name static pods get as a suffix.",
+  },
+  {
+    name: "file-check-frequency",
+    kind: "duration",
+    default: "20s",
+    help: "Duration between relists of --pod-manifest-path.",
+  },
+  {
+    name: "http-check-frequency",
+    kind: "duration",
+    default: "20s (5s with --demo)",
+    help: "Duration between polls of --manifest-url.",
+  },
+  {
+    name: "housekeeping-interval",
+    kind: "duration",
+    default: "2s",
+    help: "Period of the sync loop's housekeeping tick (skipped until all sources are ready).",
+  },
+  {
+    name: "kubelet-config",
+    kind: "string",
+    metavar: "FILE",
+    help: "A KubeletConfiguration file: staticPodPath, staticPodURL, staticPodURLHeader and the check frequencies are read from it; explicit flags win.",
+  },
+  {
+    name: "checkpoint-dir",
+    kind: "string",
+    metavar: "DIR",
+    help: "Checkpoint the api source's pods here and restore them (RESTORE) at start, like the kubelet 1.10-1.16 bootstrap checkpoints.",
+  },
+  {
+    name: "web.listen-address",
+    kind: "string",
+    default: ":9847",
+    metavar: "[HOST]:PORT",
+    help: "Address on which to expose the status page, metrics and health endpoints.",
+  },
+  {
+    name: "web.telemetry-path",
+    kind: "string",
+    default: "/metrics",
+    metavar: "PATH",
+    help: "Path under which to expose metrics.",
+  },
+  {
+    name: "web.disable-exporter-metrics",
+    kind: "bool",
+    help: "Leave out the process_* and nodejs_* metrics of the exporter itself.",
+  },
+  {
+    name: "web.enable-exemplars",
+    kind: "bool",
+    help: "Attach trace exemplars to the dispatch histogram (served in OpenMetrics format).",
+  },
+  {
+    name: "log.level",
+    kind: "enum",
+    default: "info",
+    values: ["debug", "info", "warn", "error"],
+    help: "Only log messages with the given severity or above; debug adds the kubelet's verbose sync loop lines.",
+  },
+  {
+    name: "log.format",
+    kind: "enum",
+    default: "json",
+    values: ["json", "logfmt"],
+    help: "Output format of log messages.",
+  },
+  {
+    name: "demo",
+    kind: "bool",
+    help: "Add an http source served by a built-in loopback manifest server that answers 503 at first, then serves a PodList.",
+  },
+  {
+    name: "demo.unavailable-for",
+    kind: "duration",
+    default: "30s",
+    help: "With --demo: how long the demo manifest server answers 503 before it serves pods.",
+  },
+];
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** Where a value came from: an explicit flag wins over the environment. */
+export type FlagOrigin = "flag" | "env";
+
+export interface FlagValue {
+  values: string[];
+  origin: FlagOrigin;
+}
+
+export interface ParsedFlags {
+  help: boolean;
+  version: boolean;
+  /** Only the flags that were set, by name. */
+  values: ReadonlyMap<string, FlagValue>;
+}
+
+/** `web.listen-address` -> `PODCONFIG_WEB_LISTEN_ADDRESS`. */
+export function envName(flag: string): string {
+  return `PODCONFIG_${flag.replace(/[.-]/g, "_").toUpperCase()}`;
+}
+
+const specsByName = new Map(flagSpecs.map((spec) => [spec.name, spec]));
+
+/** Go's strconv.ParseBool, as pflag accepts for `--flag=value`. */
+export function parseBool(raw: string): boolean | undefined {
+  if (["1", "t", "T", "true", "TRUE", "True"].includes(raw)) return true;
+  if (["0", "f", "F", "false", "FALSE", "False"].includes(raw)) return false;
+  return undefined;
+}
+
+/** Command-line arguments, then the environment for every flag the arguments did not set. */
+export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedFlags {
+  const values = new Map<string, FlagValue>();
+  let help = false;
+  let version = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "-h" || arg === "--help") {
+      help = true;
+      continue;
+    }
+    if (arg === "--version") {
+      version = true;
+      continue;
+    }
+    if (!arg.startsWith("--") || arg === "--")
+      throw new UsageError(`unexpected argument ${JSON.stringify(arg)}: flags start with --`);
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = specsByName.get(name);
+    if (!spec) throw new UsageError(`unknown flag --${name}`);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else if (spec.kind === "bool") value = "true";
+    else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith("--"))
+        throw new UsageError(`--${name}: flag needs an argument`);
+      value = next;
+      i++;
+    }
+    const previous = values.get(name);
+    if (previous && spec.repeatable) previous.values.push(value);
+    else values.set(name, { values: [value], origin: "flag" });
+  }
+  for (const spec of flagSpecs) {
+    const fromEnv = env[envName(spec.name)];
+    if (fromEnv === undefined || values.has(spec.name)) continue;
+    values.set(spec.name, { values: [fromEnv], origin: "env" });
+  }
+  return { help, version, values };
+}

@@ -1,0 +1,66 @@
+// The process logger: one structured line per message on stderr, as JSON or logfmt, filtered
+// by level. Implements the core's Logger; the kubelet's verbose lines arrive at debug.
+import type { Clock, EventRecorder, LogFields, Logger } from "../core/deps.js";
+
+export const LogLevels = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LogLevels)[number];
+export type LogFormat = "json" | "logfmt";
+
+export interface LoggerOptions {
+  level: LogLevel;
+  format: LogFormat;
+  clock: Clock;
+  /** Receives one complete line, newline included. */
+  write: (line: string) => void;
+}
+
+/** Errors become their message; everything else is kept as JSON can carry it. */
+function plain(value: unknown): unknown {
+  if (value instanceof Error) return value.message;
+  if (value instanceof Map) return Object.fromEntries(value);
+  if (value instanceof Set) return [...value];
+  if (typeof value === "bigint") return value.toString();
+  return value;
+}
+
+function logfmtValue(value: unknown): string {
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  return text === "" || /[\s="\\]/.test(text) ? JSON.stringify(text) : text;
+}
+
+function formatLine(format: LogFormat, record: Record<string, unknown>): string {
+  if (format === "json") return `${JSON.stringify(record, (_key, value) => plain(value))}\n`;
+  const pairs = Object.entries(record).map(([key, value]) => `${key}=${logfmtValue(plain(value))}`);
+  return `${pairs.join(" ")}\n`;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const threshold = LogLevels.indexOf(options.level);
+  const log =
+    (level: LogLevel) =>
+    (message: string, fields: LogFields = {}): void => {
+      if (LogLevels.indexOf(level) < threshold) return;
+      const record: Record<string, unknown> = {
+        time: new Date(options.clock.now()).toISOString(),
+        level,
+        msg: message,
+      };
+      // A field never overwrites the time, level or message.
+      for (const [key, value] of Object.entries(fields)) if (!(key in record)) record[key] = value;
+      options.write(formatLine(options.format, record));
+    };
+  return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
+}
+
+/** The kubelet's warning events (e.g. a duplicate pod in one update), as log lines. */
+export function loggingRecorder(logger: Logger): EventRecorder {
+  return {
+    warning(involved, reason, message) {
+      logger.warn(message, {
+        event: reason,
+        pod: `${involved.namespace ?? ""}/${involved.name ?? ""}`,
+        uid: involved.uid,
+      });
+    },
+  };
+}

@@ -1,0 +1,276 @@
+// Flags, environment and --kubelet-config -> ExporterConfig: both flag syntaxes, precedence,
+// defaults, and a one-line UsageError naming the flag for every bad value.
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { type ExporterConfig, resolveConfig } from "../../src/cli/config.js";
+import { envName, flagSpecs, UsageError } from "../../src/cli/flags.js";
+import { usage } from "../../src/cli/usage.js";
+
+async function config(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterConfig> {
+  const command = await resolveConfig(argv, env, "Node-A");
+  assert.equal(command.kind, "run");
+  return (command as { config: ExporterConfig }).config;
+}
+
+async function usageError(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  try {
+    await resolveConfig(argv, env, "node-a");
+  } catch (error) {
+    assert.ok(error instanceof UsageError, `expected a UsageError, got ${String(error)}`);
+    assert.doesNotMatch(error.message, /\n/, "one line");
+    return error.message;
+  }
+  assert.fail(`${argv.join(" ")} was accepted`);
+}
+
+async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "podconfig-cli-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe("resolveConfig", () => {
+  test("defaults: no source, :9847, /metrics, kubelet frequencies, host name lowercased", async () => {
+    const c = await config([]);
+    assert.equal(c.nodeName, "node-a");
+    assert.equal(c.podManifestPath, undefined);
+    assert.equal(c.manifestURL, undefined);
+    assert.equal(c.apiserver, undefined);
+    assert.equal(c.fileCheckFrequencyMs, 20_000);
+    assert.equal(c.httpCheckFrequencyMs, 20_000);
+    assert.equal(c.housekeepingIntervalMs, 2000);
+    assert.deepEqual(c.web, {
+      listenAddress: { host: undefined, port: 9847 },
+      telemetryPath: "/metrics",
+      disableExporterMetrics: false,
+      enableExemplars: false,
+    });
+    assert.deepEqual(c.log, { level: "info", format: "json" });
+    assert.equal(c.demo, undefined);
+  });
+
+  test("--flag=value and --flag value are the same; durations in the kubelet's syntax", async () => {
+    const joined = await config([
+      "--pod-manifest-path=/etc/kubernetes/manifests",
+      "--file-check-frequency=1m30s",
+      "--http-check-frequency=250ms",
+      "--web.listen-address=127.0.0.1:0",
+      "--node-name=worker-1",
+    ]);
+    const separate = await config([
+      "--pod-manifest-path",
+      "/etc/kubernetes/manifests",
+      "--file-check-frequency",
+      "1m30s",
+      "--http-check-frequency",
+      "250ms",
+      "--web.listen-address",
+      "127.0.0.1:0",
+      "--node-name",
+      "worker-1",
+    ]);
+    assert.deepEqual(joined, separate);
+    assert.equal(joined.fileCheckFrequencyMs, 90_000);
+    assert.equal(joined.httpCheckFrequencyMs, 250);
+    assert.deepEqual(joined.web.listenAddress, { host: "127.0.0.1", port: 0 });
+    assert.equal(joined.nodeName, "worker-1");
+  });
+
+  test("--manifest-url-header repeats and accumulates; booleans take an optional value", async () => {
+    const c = await config([
+      "--manifest-url=http://127.0.0.1:1/pods",
+      "--manifest-url-header=Authorization:Bearer a",
+      "--manifest-url-header",
+      "X-Tenant:one,X-Tenant:two",
+      "--web.enable-exemplars",
+      "--web.disable-exporter-metrics=false",
+    ]);
+    assert.deepEqual(
+      [...c.manifestURLHeaders],
+      [
+        ["Authorization", ["Bearer a"]],
+        ["X-Tenant", ["one", "two"]],
+      ],
+    );
+    assert.equal(c.web.enableExemplars, true);
+    assert.equal(c.web.disableExporterMetrics, false);
+  });
+
+  test("every flag can come from PODCONFIG_<FLAG>; the command line wins", async () => {
+    assert.equal(envName("web.listen-address"), "PODCONFIG_WEB_LISTEN_ADDRESS");
+    const env = {
+      PODCONFIG_POD_MANIFEST_PATH: "/from/env",
+      PODCONFIG_HOUSEKEEPING_INTERVAL: "5s",
+      PODCONFIG_LOG_FORMAT: "logfmt",
+      PODCONFIG_WEB_ENABLE_EXEMPLARS: "true",
+      PODCONFIG_MANIFEST_URL: "http://127.0.0.1:1/pods",
+      PODCONFIG_MANIFEST_URL_HEADER: "A:1,B:2",
+    };
+    const fromEnv = await config([], env);
+    assert.equal(fromEnv.podManifestPath, "/from/env");
+    assert.equal(fromEnv.housekeepingIntervalMs, 5000);
+    assert.equal(fromEnv.log.format, "logfmt");
+    assert.equal(fromEnv.web.enableExemplars, true);
+    assert.deepEqual([...fromEnv.manifestURLHeaders.keys()], ["A", "B"]);
+    const flagWins = await config(["--pod-manifest-path=/from/flag", "--log.format=json"], env);
+    assert.equal(flagWins.podManifestPath, "/from/flag");
+    assert.equal(flagWins.log.format, "json");
+  });
+
+  test("bad values: one line naming the flag (and the variable, when it came from there)", async () => {
+    assert.equal(await usageError(["--no-such-flag=1"]), "unknown flag --no-such-flag");
+    assert.equal(
+      await usageError(["--file-check-frequency=soon"]),
+      '--file-check-frequency: time: invalid duration "soon"',
+    );
+    assert.equal(
+      await usageError(["--http-check-frequency", "20"]),
+      '--http-check-frequency: time: missing unit in duration "20"',
+    );
+    assert.equal(
+      await usageError([], { PODCONFIG_HOUSEKEEPING_INTERVAL: "2x" }),
+      '--housekeeping-interval (from $PODCONFIG_HOUSEKEEPING_INTERVAL): time: unknown unit "x" in duration "2x"',
+    );
+    assert.equal(
+      await usageError(["--housekeeping-interval=0s"]),
+      "--housekeeping-interval: must be positive",
+    );
+    assert.equal(await usageError(["--node-name"]), "--node-name: flag needs an argument");
+    assert.equal(await usageError(["serve"]), 'unexpected argument "serve": flags start with --');
+    assert.equal(
+      await usageError(["--log.level=verbose"]),
+      '--log.level: invalid value "verbose", expected one of debug, info, warn, error',
+    );
+    assert.equal(await usageError(["--demo=maybe"]), '--demo: invalid boolean "maybe"');
+    assert.match(
+      await usageError(["--web.listen-address=9847"]),
+      /^--web\.listen-address: "9847": missing port/,
+    );
+    assert.match(
+      await usageError(["--web.listen-address=:http"]),
+      /^--web\.listen-address: .*invalid port/,
+    );
+    assert.equal(
+      await usageError(["--web.telemetry-path=metrics"]),
+      "--web.telemetry-path: must start with /",
+    );
+    assert.equal(
+      await usageError(["--web.telemetry-path=/readyz"]),
+      "--web.telemetry-path: /readyz is already served by the exporter",
+    );
+    assert.match(
+      await usageError(["--manifest-url-header=NoColon"]),
+      /^--manifest-url-header: malformed pair #1/,
+    );
+    assert.equal(
+      await usageError(["--manifest-url=ftp://user:secret@host/pods"]),
+      "--manifest-url: the manifest URL must be http or https, not ftp:",
+    );
+    assert.equal(
+      await usageError(["--checkpoint-dir=/var/lib/podconfig"]),
+      "--checkpoint-dir: checkpoints belong to the api source, which is not configured (give --kubeconfig, or run in a pod)",
+    );
+    assert.equal(
+      await usageError(["--demo", "--manifest-url=http://127.0.0.1:1/pods"]),
+      "--demo: serves its own manifest URL: do not combine it with a manifest URL",
+    );
+  });
+
+  test("--kubelet-config fills the sources and frequencies; explicit flags win", async (t) => {
+    const dir = await tempDir(t);
+    const file = join(dir, "kubelet.yaml");
+    await writeFile(
+      file,
+      [
+        "apiVersion: kubelet.config.k8s.io/v1beta1",
+        "kind: KubeletConfiguration",
+        "staticPodPath: manifests",
+        "staticPodURL: http://127.0.0.1:1/pods",
+        "staticPodURLHeader:",
+        "  Authorization: ['Bearer from-file']",
+        "fileCheckFrequency: 40s",
+        "httpCheckFrequency: 1m",
+        "",
+      ].join("\n"),
+    );
+    const fromFile = await config([`--kubelet-config=${file}`]);
+    assert.equal(fromFile.podManifestPath, join(dir, "manifests"));
+    assert.equal(fromFile.manifestURL, "http://127.0.0.1:1/pods");
+    assert.deepEqual([...fromFile.manifestURLHeaders], [["Authorization", ["Bearer from-file"]]]);
+    assert.equal(fromFile.fileCheckFrequencyMs, 40_000);
+    assert.equal(fromFile.httpCheckFrequencyMs, 60_000);
+
+    const flagsWin = await config([
+      `--kubelet-config=${file}`,
+      "--pod-manifest-path=/etc/kubernetes/manifests",
+      "--manifest-url-header=X-Token:flag",
+      "--http-check-frequency=5s",
+    ]);
+    assert.equal(flagsWin.podManifestPath, "/etc/kubernetes/manifests");
+    assert.deepEqual([...flagsWin.manifestURLHeaders], [["X-Token", ["flag"]]]);
+    assert.equal(flagsWin.httpCheckFrequencyMs, 5000);
+    assert.equal(flagsWin.fileCheckFrequencyMs, 40_000);
+  });
+
+  test("an unreadable or invalid --kubelet-config is a usage error naming the flag", async (t) => {
+    const dir = await tempDir(t);
+    const missing = join(dir, "missing.yaml");
+    assert.match(
+      await usageError([`--kubelet-config=${missing}`]),
+      new RegExp(`^--kubelet-config: failed to read kubelet config file ${missing}: `),
+    );
+    const wrongKind = join(dir, "wrong.yaml");
+    await writeFile(wrongKind, "apiVersion: v1\nkind: Pod\n");
+    assert.match(
+      await usageError([`--kubelet-config=${wrongKind}`]),
+      /^--kubelet-config: failed to decode kubelet config file .*kind must be "KubeletConfiguration"/,
+    );
+  });
+
+  test("--demo: the http source gets the demo server, polled every 5s unless told otherwise", async () => {
+    const demo = await config(["--demo", "--demo.unavailable-for=2s"]);
+    assert.deepEqual(demo.demo, { unavailableForMs: 2000 });
+    assert.equal(demo.httpCheckFrequencyMs, 5000);
+    assert.deepEqual((await config(["--demo"])).demo, { unavailableForMs: 30_000 });
+    assert.equal(
+      (await config(["--demo", "--http-check-frequency=1s"])).httpCheckFrequencyMs,
+      1000,
+    );
+  });
+
+  test("--kubeconfig configures the api source; a bad one names the flag", async (t) => {
+    const dir = await tempDir(t);
+    const kubeconfig = join(dir, "kubeconfig");
+    await writeFile(
+      kubeconfig,
+      [
+        "apiVersion: v1",
+        "kind: Config",
+        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443'}}]",
+        "users: [{name: u, user: {token: secret-token}}]",
+        "contexts: [{name: x, context: {cluster: c, user: u}}]",
+        "current-context: x",
+        "",
+      ].join("\n"),
+    );
+    const c = await config([`--kubeconfig=${kubeconfig}`, `--checkpoint-dir=${dir}/checkpoints`]);
+    assert.equal(c.apiserver?.origin, kubeconfig);
+    assert.equal(c.apiserver?.kubeConfig.getCurrentCluster()?.server, "https://127.0.0.1:6443");
+    assert.equal(c.checkpointDir, `${dir}/checkpoints`);
+    const message = await usageError([`--kubeconfig=${join(dir, "absent")}`]);
+    assert.match(message, /^--kubeconfig: /);
+  });
+
+  test("--help and --version are commands; --help lists every flag and its variable", async () => {
+    assert.deepEqual(await resolveConfig(["--help"], {}), { kind: "help" });
+    assert.deepEqual(await resolveConfig(["--version"], {}), { kind: "version" });
+    const text = usage();
+    for (const spec of flagSpecs) {
+      assert.ok(text.includes(`--${spec.name}`), `--help mentions --${spec.name}`);
+      assert.ok(text.includes(`$${envName(spec.name)}`), `--help mentions $${envName(spec.name)}`);
+    }
+  });
+});

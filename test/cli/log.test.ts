@@ -1,0 +1,89 @@
+// The process logger (JSON and logfmt lines, level filtering) and the effective configuration
+// as it is logged at start, with every secret left out.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { resolveConfig } from "../../src/cli/config.js";
+import { describeConfig, redactURL } from "../../src/cli/describe.js";
+import { createLogger, type LogFormat, type LogLevel } from "../../src/cli/log.js";
+import { ManualClock } from "../support/pods.js";
+
+function capture(level: LogLevel, format: LogFormat) {
+  const lines: string[] = [];
+  const logger = createLogger({
+    level,
+    format,
+    clock: new ManualClock(),
+    write: (line) => lines.push(line),
+  });
+  return { logger, lines };
+}
+
+describe("createLogger", () => {
+  test("JSON: one object per line with time, level and message first; fields can't overwrite them", () => {
+    const { logger, lines } = capture("info", "json");
+    logger.info("Watching path", {
+      source: "file",
+      msg: "not the message",
+      error: new Error("boom"),
+    });
+    assert.equal(lines.length, 1);
+    assert.ok(lines[0]?.endsWith("\n"));
+    assert.deepEqual(JSON.parse(lines[0] as string), {
+      time: "2026-01-01T00:00:00.000Z",
+      level: "info",
+      msg: "Watching path",
+      source: "file",
+      error: "boom",
+    });
+  });
+
+  test("logfmt: key=value pairs, quoted when needed, nested values as JSON", () => {
+    const { logger, lines } = capture("debug", "logfmt");
+    logger.debug('SyncLoop (ADD, "file")', { pods: 4, empty: "", config: { a: 1 } });
+    assert.deepEqual(lines, [
+      'time=2026-01-01T00:00:00.000Z level=debug msg="SyncLoop (ADD, \\"file\\")" pods=4 empty="" config="{\\"a\\":1}"\n',
+    ]);
+  });
+
+  test("messages below the level are dropped", () => {
+    const { logger, lines } = capture("warn", "json");
+    logger.debug("d");
+    logger.info("i");
+    logger.warn("w");
+    logger.error("e");
+    assert.deepEqual(
+      lines.map((line) => JSON.parse(line).level),
+      ["warn", "error"],
+    );
+  });
+});
+
+describe("describeConfig", () => {
+  test("header values and URL credentials never appear; the kubeconfig is only named", async () => {
+    const command = await resolveConfig(
+      [
+        "--manifest-url=https://admin:hunter2@manifests.example:8443/pods?x=1",
+        "--manifest-url-header=Authorization:Bearer sekrit-token,X-Tenant:blue",
+      ],
+      {},
+      "node-a",
+    );
+    assert.equal(command.kind, "run");
+    if (command.kind !== "run") return;
+    const described = describeConfig(command.config);
+    const text = JSON.stringify(described);
+    for (const secret of ["hunter2", "sekrit-token", "blue", "admin"])
+      assert.ok(!text.includes(secret), `${secret} is not logged`);
+    assert.equal(described.manifestURL, "https://%3Credacted%3E@manifests.example:8443/pods?x=1");
+    assert.deepEqual(described.manifestURLHeaders, {
+      Authorization: ["<redacted>"],
+      "X-Tenant": ["<redacted>"],
+    });
+    assert.equal(described.listenAddress, ":9847");
+  });
+
+  test("redactURL leaves a URL without credentials as it is and hides an unparseable one", () => {
+    assert.equal(redactURL("http://127.0.0.1:8080/pods"), "http://127.0.0.1:8080/pods");
+    assert.equal(redactURL("not a url with maybe:secret@"), "<redacted>");
+  });
+});
