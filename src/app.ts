@@ -1,0 +1,214 @@
+// The wiring: one PodConfig (incremental), SourcesReady, the reference handler and the sync
+// loop; the configured sources, each registered before any of them starts; metrics and the
+// HTTP server reading it all. startExporter returns once everything runs; stop() undoes it.
+import type { Tracer } from "@opentelemetry/api";
+import type { ExporterConfig } from "./cli/config.js";
+import { type Clock, type EventRecorder, type Logger, systemClock } from "./core/deps.js";
+import { PodConfig } from "./core/pod_config.js";
+import { type Readiness, readiness } from "./core/readiness.js";
+import { ReferenceSyncHandler } from "./core/reference_handler.js";
+import { SourcesReady } from "./core/sources_ready.js";
+import { SyncLoop } from "./core/sync_loop.js";
+import {
+  ApiserverSource,
+  FileSource as FileSourceName,
+  HTTPSource as HTTPSourceName,
+  type SourceChannel,
+} from "./core/types.js";
+import { startDemoManifestServer } from "./demo/manifest_server.js";
+import { createRoutes } from "./server/routes.js";
+import { listen, type RunningServer } from "./server/server.js";
+import { sourcesStatus } from "./server/state.js";
+import { ApiSource } from "./sources/api.js";
+import { PodCheckpointManager } from "./sources/checkpoint.js";
+import { checkpointingChannel, restoreCheckpoints } from "./sources/checkpoint_restore.js";
+import { FileSource } from "./sources/file.js";
+import { HTTPSource } from "./sources/http.js";
+import type { PodSource } from "./sources/source.js";
+import type { BuildInfo } from "./telemetry/build_info.js";
+import { createMetrics } from "./telemetry/metrics.js";
+
+export interface ExporterDeps {
+  logger: Logger;
+  build: BuildInfo;
+  clock?: Clock;
+  /** Spans for sends, dispatches and housekeeping; none when not given. */
+  tracer?: Tracer;
+  recorder?: EventRecorder;
+}
+
+export interface Exporter {
+  /** Where the HTTP server listens, e.g. http://127.0.0.1:9847. */
+  readonly url: string;
+  readiness(): Readiness;
+  /** Stops the sources, ends the sync loop, closes the servers; nothing is left running. */
+  stop(): Promise<void>;
+}
+
+interface Sources {
+  sources: PodSource[];
+  /** The api source's checkpoints, restored before it starts. */
+  checkpoints: PodCheckpointManager | undefined;
+}
+
+/** Every configured source, its channel registered now: all are known before any data. */
+function createSources(
+  config: ExporterConfig,
+  podConfig: PodConfig,
+  deps: Required<Pick<ExporterDeps, "logger" | "clock">>,
+  demoURL: string | undefined,
+): Sources {
+  const { logger, clock } = deps;
+  const { nodeName } = config;
+  const sources: PodSource[] = [];
+  if (config.podManifestPath !== undefined) {
+    sources.push(
+      new FileSource({
+        channel: podConfig.channel(FileSourceName),
+        nodeName,
+        logger,
+        clock,
+        path: config.podManifestPath,
+        fileCheckFrequencyMs: config.fileCheckFrequencyMs,
+      }),
+    );
+  }
+  const url = demoURL ?? config.manifestURL;
+  if (url !== undefined) {
+    sources.push(
+      new HTTPSource({
+        channel: podConfig.channel(HTTPSourceName),
+        nodeName,
+        logger,
+        clock,
+        url,
+        headers: config.manifestURLHeaders,
+        httpCheckFrequencyMs: config.httpCheckFrequencyMs,
+      }),
+    );
+  }
+  let checkpoints: PodCheckpointManager | undefined;
+  if (config.apiserver) {
+    const channel = podConfig.channel(ApiserverSource);
+    let sendTo: SourceChannel = channel;
+    const api = new ApiSource({
+      kubeConfig: config.apiserver.kubeConfig,
+      nodeName,
+      clock,
+      logger,
+      channel: { send: (update) => sendTo.send(update) },
+    });
+    // Checkpoint failures count in the api source's health, so the manager comes after the
+    // source (which sends nothing before start()).
+    if (config.checkpointDir !== undefined) {
+      checkpoints = new PodCheckpointManager({
+        dir: config.checkpointDir,
+        health: api.health,
+        logger,
+      });
+      sendTo = checkpointingChannel(channel, checkpoints);
+    }
+    sources.push(api);
+  }
+  return { sources, checkpoints };
+}
+
+export async function startExporter(config: ExporterConfig, deps: ExporterDeps): Promise<Exporter> {
+  const clock = deps.clock ?? systemClock;
+  const { logger, tracer } = deps;
+  const startTime = clock.now();
+
+  const podConfig = new PodConfig({
+    mode: "incremental",
+    clock,
+    logger,
+    tracer,
+    recorder: deps.recorder,
+  });
+  const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen), clock);
+  const handler = new ReferenceSyncHandler(sourcesReady, logger);
+  const syncLoop = new SyncLoop({
+    updates: podConfig.updates(),
+    handler,
+    sourcesReady,
+    housekeepingIntervalMs: config.housekeepingIntervalMs,
+    clock,
+    logger,
+    tracer,
+    onDispatch: (observation) => {
+      metrics.observeDispatch(observation);
+      announceReady();
+    },
+  });
+  const state = (): Readiness => readiness({ podConfig, sourcesReady, syncLoop, handler });
+  let announced = false;
+  const announceReady = (): void => {
+    const readyAt = sourcesReady.allReadyAt();
+    if (announced || readyAt === undefined) return;
+    announced = true;
+    logger.info("All sources ready", { timeToReadySeconds: (readyAt - startTime) / 1000 });
+  };
+
+  const demo = config.demo
+    ? await startDemoManifestServer({ unavailableForMs: config.demo.unavailableForMs, clock })
+    : undefined;
+  let sources: PodSource[];
+  let checkpoints: PodCheckpointManager | undefined;
+  let server: RunningServer;
+  const health = () => sources.map((source) => source.health);
+  const metrics = createMetrics({
+    readiness: state,
+    sourceHealth: health,
+    startTime,
+    exemplars: config.web.enableExemplars,
+    exporterMetrics: !config.web.disableExporterMetrics,
+    build: deps.build,
+    queueLength: () => podConfig.queueLength,
+  });
+  try {
+    ({ sources, checkpoints } = createSources(config, podConfig, { logger, clock }, demo?.url));
+    server = await listen(
+      config.web.listenAddress,
+      createRoutes({
+        telemetryPath: config.web.telemetryPath,
+        metrics,
+        status: () =>
+          sourcesStatus({
+            readiness: state(),
+            health: health(),
+            nodeName: config.nodeName,
+            startTime,
+            now: clock.now(),
+          }),
+        page: deps.build,
+        logger,
+      }),
+    );
+  } catch (error) {
+    await demo?.close();
+    throw error;
+  }
+
+  const stopLoop = new AbortController();
+  const running = syncLoop.run(stopLoop.signal).catch((error: unknown) => {
+    logger.error("Sync loop failed", { error: String(error) });
+  });
+  // The kubelet's order: checkpointed pods are restored before the api source may send.
+  if (checkpoints) await restoreCheckpoints(checkpoints, podConfig.channel(ApiserverSource));
+  for (const source of sources) source.start();
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: server.url,
+    readiness: state,
+    stop: () => {
+      stopped ??= (async () => {
+        await Promise.all(sources.map((source) => source.stop()));
+        stopLoop.abort();
+        await running;
+        await Promise.all([server.close(), demo?.close()]);
+      })();
+      return stopped;
+    },
+  };
+}

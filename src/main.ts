@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// The podconfig-exporter command: flags -> config, logger and tracing, the exporter; on
+// SIGTERM or SIGINT it stops the sources, flushes spans and closes the server, exiting 0
+// (or 1 if that has not finished within 5 s).
+import { startExporter } from "./app.js";
+import { buildInfo } from "./cli/build_info.js";
+import { type CliCommand, resolveConfig } from "./cli/config.js";
+import { describeConfig } from "./cli/describe.js";
+import { UsageError } from "./cli/flags.js";
+import { createLogger, loggingRecorder } from "./cli/log.js";
+import { usage } from "./cli/usage.js";
+import { systemClock } from "./core/deps.js";
+import { startTracing } from "./telemetry/tracing.js";
+
+const ShutdownTimeoutMs = 5000;
+
+async function main(): Promise<void> {
+  let command: CliCommand;
+  try {
+    command = await resolveConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`podconfig-exporter: ${error.message} (see --help)\n`);
+    process.exit(2);
+  }
+  const build = buildInfo(process.env);
+  if (command.kind === "help") {
+    process.stdout.write(usage());
+    return;
+  }
+  if (command.kind === "version") {
+    process.stdout.write(
+      `podconfig-exporter ${build.version} (revision ${build.revision}, node ${process.version})\n`,
+    );
+    return;
+  }
+  const { config } = command;
+  const logger = createLogger({
+    ...config.log,
+    clock: systemClock,
+    write: (line) => process.stderr.write(line),
+  });
+  logger.info("Starting podconfig-exporter", { ...build, config: describeConfig(config) });
+  const tracing = startTracing({ env: process.env, version: build.version, logger });
+
+  let exporter: Awaited<ReturnType<typeof startExporter>>;
+  try {
+    exporter = await startExporter(config, {
+      logger,
+      build,
+      tracer: tracing.tracer,
+      recorder: loggingRecorder(logger),
+    });
+  } catch (error) {
+    logger.error("Failed to start", { error: String(error) });
+    await tracing.shutdown();
+    process.exit(1);
+  }
+  logger.info("Listening", {
+    url: `${exporter.url}/`,
+    metrics: `${exporter.url}${config.web.telemetryPath}`,
+  });
+  if (config.demo)
+    logger.info(
+      "Demo: the http source is served by a built-in manifest server that answers 503 at first",
+      {
+        unavailableForMs: config.demo.unavailableForMs,
+        statusPage: `${exporter.url}/`,
+      },
+    );
+
+  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
+    logger.info("Shutting down", { signal });
+    setTimeout(() => {
+      logger.error("Shutdown did not finish in time; exiting", { timeoutMs: ShutdownTimeoutMs });
+      process.exit(1);
+    }, ShutdownTimeoutMs).unref();
+    try {
+      await exporter.stop();
+      await tracing.shutdown();
+    } catch (error) {
+      logger.error("Shutdown failed", { error: String(error) });
+      process.exit(1);
+    }
+    logger.info("Stopped");
+    process.exit(0);
+  };
+  // Once: a second signal gets the default action, so a stuck shutdown can still be interrupted.
+  process.once("SIGTERM", (signal) => void shutdown(signal));
+  process.once("SIGINT", (signal) => void shutdown(signal));
+}
+
+await main();

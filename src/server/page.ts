@@ -1,0 +1,145 @@
+// The landing/status page: plain HTML rendered here, with its own CSS and a few lines of script
+// that re-fetch the page and swap in the fresh #status element. No external assets; without
+// script the page refreshes itself with a meta refresh.
+import { escapeHtml as e, humanSeconds, timeOfDay } from "./format.js";
+import { pageScript, RefreshMs } from "./page_script.js";
+import { pageStyle } from "./page_style.js";
+import { type Instant, notReadyReason, type SourceStatus, type SourcesStatus } from "./state.js";
+
+export interface PageInfo {
+  version: string;
+  revision: string;
+  telemetryPath: string;
+}
+
+function timeTag(instant: Instant, text: string): string {
+  return `<time datetime="${e(instant.time)}" title="${e(instant.time)}">${e(text)}</time>`;
+}
+
+/** A transition: done (with when, from start and absolute) or not yet. */
+function transition(instant: Instant | null, now: Instant): string {
+  if (!instant)
+    return `<span class="no">✗ not yet</span><small>for ${e(humanSeconds(now.sinceStartSeconds))}</small>`;
+  return `<span class="yes">✓ +${e(humanSeconds(instant.sinceStartSeconds))}</span><small>${timeTag(instant, timeOfDay(instant.time))}</small>`;
+}
+
+function ago(instant: Instant, now: Instant): string {
+  return `${humanSeconds(now.sinceStartSeconds - instant.sinceStartSeconds)} ago`;
+}
+
+function lastSuccess(source: SourceStatus, now: Instant): string {
+  if (!source.lastSuccess) return `<span class="muted">never</span>`;
+  return `${timeTag(source.lastSuccess, ago(source.lastSuccess, now))}<small>${e(timeOfDay(source.lastSuccess.time))}</small>`;
+}
+
+function lastError(source: SourceStatus, now: Instant): string {
+  const error = source.lastError;
+  if (!error) return `<span class="muted">none</span>`;
+  const total = Object.values(source.errors).reduce((sum, n) => sum + n, 0);
+  // An error followed by a success is history: shown, but not as the current state.
+  const resolved =
+    source.lastSuccess !== null && source.lastSuccess.sinceStartSeconds >= error.sinceStartSeconds;
+  return [
+    `<div class="${resolved ? "resolved" : "current"}">`,
+    `<span class="reason">${e(error.reason)}</span> <span class="count">${total} failure${total === 1 ? "" : "s"} in all${resolved ? ", succeeded since" : ""}</span>`,
+    `<div class="message">${e(error.message)}</div>`,
+    `<small>${timeTag(error, ago(error, now))}</small>`,
+    "</div>",
+  ].join("");
+}
+
+function stateCell(source: SourceStatus): string {
+  if (source.ready) return `<span class="pill ok">READY</span>`;
+  return `<span class="pill bad">NOT READY</span><small>${e(notReadyReason(source))}</small>`;
+}
+
+function sourceRow(source: SourceStatus, now: Instant): string {
+  return `<tr data-source="${e(source.source)}" data-ready="${source.ready}">
+<th scope="row"><code>${e(source.source)}</code></th>
+<td class="state">${stateCell(source)}</td>
+<td>${transition(source.registeredAt, now)}</td>
+<td>${transition(source.storedAt, now)}</td>
+<td>${transition(source.seenAt, now)}</td>
+<td class="num">${source.pods}</td>
+<td>${lastSuccess(source, now)}</td>
+<td class="error">${lastError(source, now)}</td>
+</tr>`;
+}
+
+function banner(status: SourcesStatus): string {
+  if (status.ready) {
+    const after =
+      status.timeToReadySeconds === null ? "" : ` after ${humanSeconds(status.timeToReadySeconds)}`;
+    const when = status.allReadyAt
+      ? ` (${timeTag(status.allReadyAt, timeOfDay(status.allReadyAt.time))})`
+      : "";
+    const count = status.sources.length;
+    return `<section class="banner ready" role="status"><strong>READY</strong>
+<span>All ${count} source${count === 1 ? "" : "s"} ready${e(after)}${when}. Housekeeping runs; pod deletions proceed.</span></section>`;
+  }
+  const missing = status.missing.map((name) => `<code>${e(name)}</code>`).join(", ");
+  return `<section class="banner not-ready" role="status"><strong>NOT READY</strong>
+<span>Waiting for ${missing} for ${e(humanSeconds(status.now.sinceStartSeconds))}. Housekeeping is skipped and removed pods are not killed until every source is ready.</span></section>`;
+}
+
+function sourcesTable(status: SourcesStatus): string {
+  const rows =
+    status.sources.length > 0
+      ? status.sources.map((source) => sourceRow(source, status.now)).join("\n")
+      : `<tr><td colspan="8" class="muted">No source configured: give --pod-manifest-path, --manifest-url or --kubeconfig.</td></tr>`;
+  return `<table class="sources">
+<thead><tr><th scope="col">Source</th><th scope="col">State</th><th scope="col">Registered</th><th scope="col">Stored <small>(first SET merged)</small></th><th scope="col">Seen <small>(sync loop addSource)</small></th><th scope="col" class="num">Pods</th><th scope="col">Last success</th><th scope="col">Last error</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`;
+}
+
+function summary(status: SourcesStatus): string {
+  const item = (term: string, value: string) => `<div><dt>${e(term)}</dt><dd>${value}</dd></div>`;
+  return `<dl class="summary">
+${item("Node", `<code>${e(status.nodeName)}</code>`)}
+${item("Started", `${timeTag({ time: status.startTime, sinceStartSeconds: 0 }, timeOfDay(status.startTime))}<small>${e(status.startTime.slice(0, 10))} · up ${e(humanSeconds(status.now.sinceStartSeconds))}</small>`)}
+${item("Time to all-ready", status.timeToReadySeconds === null ? `<span class="no">not ready yet</span>` : e(humanSeconds(status.timeToReadySeconds)))}
+${item("Housekeeping", `${status.housekeeping.runs} run${status.housekeeping.runs === 1 ? "" : "s"}, ${status.housekeeping.skipped} skipped`)}
+${item("Deferred pod deletions", String(status.deferredDeletions))}
+${item("Orphaned pods", String(status.orphanedPods))}
+</dl>`;
+}
+
+/** The part the script replaces on every refresh. */
+function statusSection(status: SourcesStatus): string {
+  return `<main id="status" data-ready="${status.ready}">
+${banner(status)}
+${sourcesTable(status)}
+${summary(status)}
+</main>`;
+}
+
+export function renderStatusPage(status: SourcesStatus, info: PageInfo): string {
+  const title = `${status.ready ? "READY" : "NOT READY"} · podconfig-exporter`;
+  // Relative links keep working behind a reverse proxy that serves the exporter under a prefix.
+  const metrics = e(info.telemetryPath.slice(1));
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${e(title)}</title>
+<noscript><meta http-equiv="refresh" content="${Math.round(RefreshMs / 1000)}"></noscript>
+<style>${pageStyle}</style>
+</head>
+<body>
+<header class="top">
+<h1>podconfig-exporter</h1>
+<p>The kubelet's pod config sources and its <code>SourcesReady</code> gate: a source is ready once pod storage has merged a SET from it (<em>stored</em>) and the sync loop has handled an update from it (<em>seen</em>).</p>
+<nav><a href="${metrics}">Metrics</a><a href="api/v1/sources">Sources (JSON)</a><a href="readyz">/readyz</a><a href="healthz">/healthz</a></nav>
+</header>
+<p id="connection" class="connection" hidden>Lost contact with the exporter; retrying…</p>
+${statusSection(status)}
+<footer>podconfig-exporter ${e(info.version)} (revision ${e(info.revision)}) · refreshes every ${RefreshMs / 1000} s</footer>
+<script>${pageScript}</script>
+</body>
+</html>
+`;
+}

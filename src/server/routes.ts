@@ -1,0 +1,86 @@
+// The exporter's HTTP endpoints (express 5): / status page, the metrics path, /healthz,
+// /readyz and /api/v1/sources. Every handler only reads state; none of them drives the core.
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import type { Logger } from "../core/deps.js";
+import { type PageInfo, renderStatusPage } from "./page.js";
+import { notReadyReason, type SourcesStatus } from "./state.js";
+
+export interface MetricsEndpoint {
+  readonly contentType: string;
+  render(): Promise<string>;
+}
+
+export interface RoutesOptions {
+  telemetryPath: string;
+  metrics: MetricsEndpoint;
+  /** The state now; read on every request. */
+  status: () => SourcesStatus;
+  page: Omit<PageInfo, "telemetryPath">;
+  logger: Logger;
+}
+
+/** /readyz's body: the missing sources on the first line, then why each one is missing. */
+export function readyzBody(status: SourcesStatus): string {
+  if (status.ready) {
+    const names = status.sources.map((source) => source.source).join(", ");
+    return `ok: all sources ready${names ? `: ${names}` : ""}\n`;
+  }
+  const lines = [`not ready: waiting for sources: ${status.missing.join(", ")}`];
+  for (const source of status.sources) {
+    if (source.ready) continue;
+    const error = source.lastError
+      ? `; last error (${source.lastError.reason}): ${source.lastError.message}`
+      : "";
+    lines.push(`${source.source}: ${notReadyReason(source)}${error}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function createRoutes(options: RoutesOptions): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.use((_request, response, next) => {
+    // Every answer describes the state now.
+    response.set("Cache-Control", "no-store");
+    next();
+  });
+
+  app.get("/", (_request, response) => {
+    const page = { ...options.page, telemetryPath: options.telemetryPath };
+    response.type("html").send(renderStatusPage(options.status(), page));
+  });
+
+  app.get(options.telemetryPath, async (_request, response) => {
+    const body = await options.metrics.render();
+    // Written as is: express's send would rewrite the content type's parameters.
+    response.setHeader("Content-Type", options.metrics.contentType);
+    response.end(body);
+  });
+
+  app.get("/healthz", (_request, response) => {
+    response.type("text").send("ok\n");
+  });
+
+  app.get("/readyz", (_request, response) => {
+    const status = options.status();
+    response
+      .status(status.ready ? 200 : 503)
+      .type("text")
+      .send(readyzBody(status));
+  });
+
+  app.get("/api/v1/sources", (_request, response) => {
+    response.json(options.status());
+  });
+
+  app.use((_request, response) => {
+    response.status(404).type("text").send("not found\n");
+  });
+
+  app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
+    options.logger.error("Request failed", { path: request.path, error: String(error) });
+    response.status(500).type("text").send("internal error\n");
+  });
+
+  return app;
+}

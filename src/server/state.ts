@@ -1,0 +1,113 @@
+// The readiness state as /api/v1/sources serves it, and as the status page and /readyz read
+// it: the core's Readiness joined with each source's health, every time both absolute (RFC3339)
+// and relative to the start of the readiness clock.
+import type { Readiness } from "../core/readiness.js";
+import type { SourceHealth } from "../sources/health.js";
+
+export interface Instant {
+  time: string;
+  sinceStartSeconds: number;
+}
+
+export interface SourceStatus {
+  source: string;
+  /** Always true: only configured (registered) sources are listed. */
+  registered: boolean;
+  stored: boolean;
+  seen: boolean;
+  ready: boolean;
+  registeredAt: Instant;
+  storedAt: Instant | null;
+  seenAt: Instant | null;
+  /** When it became both stored and seen. */
+  readyAt: Instant | null;
+  pods: number;
+  /** Failures by reason (read, decode, fetch, status, watch, checkpoint). */
+  errors: Record<string, number>;
+  lastError: (Instant & { reason: string; message: string }) | null;
+  lastSuccess: Instant | null;
+  updatesSent: Record<string, number>;
+  updatesDispatched: Record<string, number>;
+}
+
+export interface SourcesStatus {
+  nodeName: string;
+  ready: boolean;
+  /** Sources not ready yet, in registration order. */
+  missing: string[];
+  startTime: string;
+  now: Instant;
+  allReadyAt: Instant | null;
+  timeToReadySeconds: number | null;
+  sources: SourceStatus[];
+  housekeeping: { runs: number; skipped: number };
+  deferredDeletions: number;
+  orphanedPods: number;
+}
+
+export interface StatusInput {
+  readiness: Readiness;
+  health: readonly SourceHealth[];
+  nodeName: string;
+  /** Start of the readiness clock, ms since the epoch. */
+  startTime: number;
+  now: number;
+}
+
+export function sourcesStatus(input: StatusInput): SourcesStatus {
+  const { readiness, startTime } = input;
+  const instant = (ms: number): Instant => ({
+    time: new Date(ms).toISOString(),
+    sinceStartSeconds: (ms - startTime) / 1000,
+  });
+  const maybe = (ms: number | null | undefined): Instant | null =>
+    ms === undefined || ms === null ? null : instant(ms);
+  const healthBySource = new Map(input.health.map((health) => [health.source, health]));
+  const sources = readiness.sources.map((source): SourceStatus => {
+    const health = healthBySource.get(source.source);
+    const lastError = health?.lastError;
+    return {
+      source: source.source,
+      registered: true,
+      stored: source.storedAt !== undefined,
+      seen: source.seenAt !== undefined,
+      ready: source.ready,
+      registeredAt: instant(source.registeredAt),
+      storedAt: maybe(source.storedAt),
+      seenAt: maybe(source.seenAt),
+      readyAt:
+        source.ready && source.storedAt !== undefined && source.seenAt !== undefined
+          ? instant(Math.max(source.storedAt, source.seenAt))
+          : null,
+      pods: source.pods,
+      errors: Object.fromEntries(health?.errors ?? []),
+      lastError: lastError
+        ? { ...instant(lastError.at), reason: lastError.reason, message: lastError.message }
+        : null,
+      lastSuccess: maybe(health?.lastSuccessAt),
+      updatesSent: Object.fromEntries(source.updatesSent),
+      updatesDispatched: Object.fromEntries(source.updatesDispatched),
+    };
+  });
+  return {
+    nodeName: input.nodeName,
+    ready: readiness.allReady,
+    missing: sources.filter((source) => !source.ready).map((source) => source.source),
+    startTime: new Date(startTime).toISOString(),
+    now: instant(input.now),
+    allReadyAt: maybe(readiness.allReadyAt),
+    timeToReadySeconds:
+      readiness.allReadyAt === undefined ? null : (readiness.allReadyAt - startTime) / 1000,
+    sources,
+    housekeeping: { runs: readiness.housekeepingRuns, skipped: readiness.housekeepingSkipped },
+    deferredDeletions: readiness.deferredDeletions,
+    orphanedPods: readiness.orphanedPods,
+  };
+}
+
+/** Why a source is not ready, in a few words: the first step it has not taken. */
+export function notReadyReason(source: SourceStatus): string {
+  if (!source.stored) return "no SET received yet";
+  if (!source.seen) return "stored, not yet seen by the sync loop";
+  return "ready";
+}

@@ -1,0 +1,170 @@
+// The real command, spawned with tsx: usage errors exit 2 with one line naming the flag;
+// SIGTERM exits 0 after flushing the spans to an OTLP receiver on 127.0.0.1.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { eventually } from "../server/helpers.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The environment without anything that would configure the exporter or tracing. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(PODCONFIG_|OTEL_|KUBERNETES_)/.test(name) || name.startsWith("NODE_TEST")) continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+function start(
+  args: string[],
+  env = cleanEnv(),
+): ChildProcess & { output: { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = { stdout: "", stderr: "" };
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output.stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    output.stderr += chunk;
+  });
+  return Object.assign(child, { output });
+}
+
+async function run(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = start(args);
+  const [code] = (await once(child, "close")) as [number | null];
+  return { code, ...child.output };
+}
+
+describe("podconfig-exporter command", () => {
+  test("usage errors: one line naming the flag on stderr, exit code 2", async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-cli-"));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const missing = join(dir, "kubelet-config.yaml");
+    const cases: [string[], RegExp][] = [
+      [["--bogus"], /^podconfig-exporter: unknown flag --bogus \(see --help\)\n$/],
+      [
+        ["--file-check-frequency=10"],
+        /^podconfig-exporter: --file-check-frequency: time: missing unit in duration "10" \(see --help\)\n$/,
+      ],
+      [
+        [`--kubelet-config=${missing}`],
+        /^podconfig-exporter: --kubelet-config: failed to read kubelet config file .*kubelet-config\.yaml: .*\(see --help\)\n$/,
+      ],
+    ];
+    // One after the other: each start costs a tsx compile on a small machine.
+    for (const [args, expected] of cases) {
+      const result = await run(args);
+      assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+      assert.match(result.stderr, expected);
+      assert.equal(result.stdout, "");
+    }
+  });
+
+  test("--help prints the flags and exits 0", async () => {
+    const result = await run(["--help"]);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^usage: podconfig-exporter \[<flags>\]/);
+    assert.match(result.stdout, /--pod-manifest-path=PATH/);
+    assert.equal(result.stderr, "");
+  });
+
+  test("SIGTERM: stops, flushes the spans to the OTLP endpoint, exits 0", async (t) => {
+    const received: { path: string; body: string }[] = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.setEncoding("utf8").on("data", (chunk: string) => {
+        body += chunk;
+      });
+      request.on("end", () => {
+        received.push({ path: request.url ?? "", body });
+        response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    t.after(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+    const { port } = receiver.address() as AddressInfo;
+
+    const child = start(
+      [
+        "--pod-manifest-path=examples/manifests",
+        "--web.listen-address=127.0.0.1:0",
+        "--node-name=cp-1",
+        "--log.level=debug",
+      ],
+      cleanEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        // Nothing is exported on a timer: what arrives was flushed by the shutdown.
+        OTEL_BSP_SCHEDULE_DELAY: "600000",
+      }),
+    );
+    const exited = once(child, "close");
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
+
+    const url = await eventually(
+      async () => {
+        const listening = child.output.stderr
+          .split("\n")
+          .filter((line) => line.startsWith("{"))
+          .map((line) => JSON.parse(line) as { msg: string; url?: string })
+          .find((record) => record.msg === "Listening");
+        return listening?.url;
+      },
+      "the Listening log line",
+      60_000,
+    );
+    await eventually(
+      async () => ((await fetch(`${url}readyz`)).status === 200 ? true : undefined),
+      "ready",
+    );
+    assert.equal(received.length, 0, "no span exported before the shutdown");
+
+    child.kill("SIGTERM");
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    assert.equal(signal, null);
+    assert.equal(code, 0, child.output.stderr);
+
+    const traces = received.filter((request) => request.path === "/v1/traces");
+    assert.ok(traces.length > 0, "spans were flushed on shutdown");
+    const names = new Set(
+      traces.flatMap((request) =>
+        (
+          JSON.parse(request.body) as {
+            resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[];
+          }
+        ).resourceSpans.flatMap((r) =>
+          r.scopeSpans.flatMap((s) => s.spans.map((span) => span.name)),
+        ),
+      ),
+    );
+    assert.ok(names.has("send file"), `spans: ${[...names].join(", ")}`);
+    assert.ok(names.has("process file"), `spans: ${[...names].join(", ")}`);
+
+    const messages = child.output.stderr
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { msg: string; level: string });
+    const texts = messages.map((m) => m.msg);
+    assert.ok(texts.includes("Starting podconfig-exporter"));
+    assert.ok(texts.includes('SyncLoop (ADD, "file")'), "the kubelet's verbose line at debug");
+    assert.ok(texts.includes("All sources ready"));
+    assert.deepEqual(texts.slice(-2), ["Shutting down", "Stopped"]);
+  });
+});
