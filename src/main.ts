@@ -69,7 +69,11 @@ async function main(): Promise<void> {
       },
     );
 
+  let shuttingDown = false;
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
+    // npm, tsx and a terminal may each deliver the same Ctrl-C: one shutdown, bounded in time.
+    if (shuttingDown) return;
+    shuttingDown = true;
     logger.info("Shutting down", { signal });
     setTimeout(() => {
       logger.error("Shutdown did not finish in time; exiting", { timeoutMs: ShutdownTimeoutMs });
@@ -85,9 +89,8 @@ async function main(): Promise<void> {
     logger.info("Stopped");
     process.exit(0);
   };
-  // Once: a second signal gets the default action, so a stuck shutdown can still be interrupted.
-  process.once("SIGTERM", (signal) => void shutdown(signal));
-  process.once("SIGINT", (signal) => void shutdown(signal));
+  for (const signal of ["SIGTERM", "SIGINT"] as const)
+    process.on(signal, (received) => void shutdown(received));
 }
 
 await main();
