@@ -34,6 +34,12 @@ export interface TracingOptions {
 
 export interface Tracing {
   tracer: Tracer;
+  /**
+   * Whether an SDK is running (spans are sampled and handed to processors). When false, the
+   * tracer is the API's no-op; the core does its span bookkeeping for nothing then, so a caller
+   * can pass `enabled ? tracer : undefined` to it instead.
+   */
+  readonly enabled: boolean;
   /** Flushes pending spans, stops the SDK and releases the API globals; idempotent. */
   shutdown(): Promise<void>;
 }
@@ -46,7 +52,11 @@ export function startTracing(options: TracingOptions = {}): Tracing {
     ? []
     : [...(options.spanProcessors ?? []), ...exportingProcessors(settings)];
   if (spanProcessors.length === 0) {
-    return { tracer: trace.getTracer(TracerName, options.version), shutdown: async () => {} };
+    return {
+      tracer: trace.getTracer(TracerName, options.version),
+      enabled: false,
+      shutdown: async () => {},
+    };
   }
   const sdk = new NodeSDK({
     resource: resources.defaultResource().merge(
@@ -70,6 +80,7 @@ export function startTracing(options: TracingOptions = {}): Tracing {
   let stopped: Promise<void> | undefined;
   return {
     tracer: trace.getTracer(TracerName, options.version),
+    enabled: true,
     shutdown: () => {
       stopped ??= sdk.shutdown().finally(releaseGlobals);
       return stopped;

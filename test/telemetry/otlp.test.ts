@@ -54,6 +54,7 @@ describe("OTLP export", () => {
       version: "1.2.3",
     });
     t.after(() => tracing.shutdown());
+    assert.equal(tracing.enabled, true);
     const pipeline = createPipeline({
       sources: ["file"],
       clock: new ManualClock(),
@@ -105,6 +106,7 @@ describe("OTLP export", () => {
     const tracing = startTracing({
       env: { OTEL_TRACES_EXPORTER: "none", OTEL_EXPORTER_OTLP_ENDPOINT: base },
     });
+    assert.equal(tracing.enabled, false);
     const span = tracing.tracer.startSpan("probe");
     assert.equal(span.isRecording(), false);
     span.end();
@@ -128,6 +130,7 @@ describe("OTLP export", () => {
 
   test("without any OTEL_* setting: the API's no-op tracer, shutdown is immediate", async () => {
     const tracing = startTracing({ env: {} });
+    assert.equal(tracing.enabled, false);
     const span = tracing.tracer.startSpan("probe");
     assert.equal(span.isRecording(), false);
     assert.equal(span.spanContext().traceFlags, 0);
