@@ -48,7 +48,8 @@ async function main(): Promise<void> {
     exporter = await startExporter(config, {
       logger,
       build,
-      tracer: tracing.tracer,
+      // No SDK, no spans: the core then skips span work entirely instead of feeding a no-op.
+      tracer: tracing.enabled ? tracing.tracer : undefined,
       recorder: loggingRecorder(logger),
     });
   } catch (error) {

@@ -1,11 +1,15 @@
 // What the core is given instead of reaching for globals: a clock, a logger, an event recorder.
 
-/** Milliseconds since the Unix epoch. Injected so tests control time. */
+/** Milliseconds since the Unix epoch, fractional. Injected so tests control time. */
 export interface Clock {
   now(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/**
+ * Wall time with sub-millisecond resolution (Date.now() would round most dispatch
+ * durations to 0): the monotonic clock anchored at the process's time origin.
+ */
+export const systemClock: Clock = { now: () => performance.timeOrigin + performance.now() };
 
 export type LogFields = Record<string, unknown>;
 

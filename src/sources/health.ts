@@ -11,7 +11,14 @@ import type { Clock } from "../core/deps.js";
  * - watch: a watch stream broke and must be re-established
  * - checkpoint: a checkpoint could not be read, decoded or written
  */
-export const SourceErrorReasons = ["read", "decode", "fetch", "status", "watch", "checkpoint"] as const;
+export const SourceErrorReasons = [
+  "read",
+  "decode",
+  "fetch",
+  "status",
+  "watch",
+  "checkpoint",
+] as const;
 export type SourceErrorReason = (typeof SourceErrorReasons)[number];
 
 export interface SourceError {
