@@ -86,6 +86,8 @@ console.log(
   "| N | JSON.parse µs/pod | first SET µs/pod (× floor) | identical resync µs/pod (× floor) | 1 % changed µs/pod (× floor) |",
 );
 console.log("|---:|---:|---:|---:|---:|");
+// Warm-up, not reported: the first sizes measured would otherwise pay for JIT compilation.
+await measure(1_000);
 for (const n of sizes) {
   const m = await measure(n);
   const ratio = (ms: number): string => (ms / m.floor).toFixed(2);

@@ -35,7 +35,23 @@ function arraysEqual(a: unknown[], b: unknown[]): boolean {
 }
 
 function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  for (const key in a) if (!deepEqual(a[key], b[key])) return false;
+  let keys = 0;
+  let absentFromB = false;
+  for (const key in a) {
+    const other = b[key];
+    if (!deepEqual(a[key], other)) return false;
+    if (other === undefined) absentFromB = true;
+    keys++;
+  }
+  // Every key of `a` is in `b`: equal key counts mean `b` has no other key (the usual case,
+  // and no second lookup per key).
+  if (!absentFromB && countKeys(b) === keys) return true;
   for (const key in b) if (!(key in a) && !isAbsent(b[key])) return false;
   return true;
+}
+
+function countKeys(object: Record<string, unknown>): number {
+  let keys = 0;
+  for (const _ in object) keys++;
+  return keys;
 }

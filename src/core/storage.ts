@@ -151,14 +151,10 @@ export class PodStorage {
   /** Within one update, a second pod with the same full name is dropped: first wins. */
   private filterDuplicateNames(pods: Pod[], source: string): Pod[] {
     const names = new Set<string>();
-    const filtered: Pod[] = [];
-    pods.forEach((pod, index) => {
+    return pods.filter((pod, index) => {
       const name = podFullName(pod);
-      if (!names.has(name)) {
-        names.add(name);
-        filtered.push(pod);
-        return;
-      }
+      const known = names.size;
+      if (names.add(name).size > known) return true;
       const message = `Error validating pod ${name} from ${source} due to duplicate pod name "${pod.metadata?.name ?? ""}", ignoring`;
       this.options.logger.warn("Pod failed validation due to duplicate pod name, ignoring", {
         index,
@@ -166,8 +162,8 @@ export class PodStorage {
         source,
       });
       this.options.recorder?.warning(pod.metadata ?? {}, "FailedValidation", message);
+      return false;
     });
-    return filtered;
   }
 
   private notifications(source: string, result: MergeResult, firstSet: boolean): PodUpdate[] {
