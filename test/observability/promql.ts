@@ -1,38 +1,14 @@
-// The metric catalogue of architecture.md (the contract the dashboards and rules are written
-// against) and a small PromQL scanner that finds the series names an expression reads.
+// The series of the metric catalogue (the contract the dashboards and rules are written against)
+// and a small PromQL scanner that finds the series names an expression reads.
 import { readdirSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
-
-const gauges = [
-  "podconfig_build_info",
-  "podconfig_start_time_seconds",
-  "podconfig_source_registered",
-  "podconfig_source_stored",
-  "podconfig_source_seen",
-  "podconfig_source_ready",
-  "podconfig_source_stored_timestamp_seconds",
-  "podconfig_source_seen_timestamp_seconds",
-  "podconfig_sources_ready",
-  "podconfig_sources_ready_timestamp_seconds",
-  "podconfig_time_to_ready_seconds",
-  "podconfig_source_pods",
-  "podconfig_source_last_success_timestamp_seconds",
-];
-const counters = [
-  "podconfig_source_updates_total",
-  "podconfig_updates_dispatched_total",
-  "podconfig_housekeeping_total",
-  "podconfig_housekeeping_skipped_total",
-  "podconfig_pod_deletions_deferred_total",
-  "podconfig_source_errors_total",
-];
-const histograms = ["podconfig_dispatch_duration_seconds", "podconfig_queue_wait_seconds"];
+import { catalogue } from "../support/catalogue.js";
 
 /** Every series name the exporter exposes per the catalogue, plus Prometheus' own `up`. */
 export const catalogueSeries: ReadonlySet<string> = new Set([
-  ...gauges,
-  ...counters,
-  ...histograms.flatMap((h) => [`${h}_bucket`, `${h}_sum`, `${h}_count`]),
+  ...Object.entries(catalogue).flatMap(([name, type]) =>
+    type === "histogram" ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name],
+  ),
   "up",
 ]);
 

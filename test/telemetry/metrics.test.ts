@@ -5,9 +5,9 @@ import { execFile } from "node:child_process";
 import { describe, test } from "node:test";
 import type { Pod, PodUpdate } from "../../src/core/types.js";
 import { SourceHealth } from "../../src/sources/health.js";
+import { allowedLabels, catalogue, ops, perSourceGauges, reasons } from "../support/catalogue.js";
 import { type Exposition, parseExposition, samples, value } from "../support/exposition.js";
 import { createValidPod, ManualClock } from "../support/pods.js";
-import { allowedLabels, catalogue, ops, perSourceGauges, reasons } from "./catalogue.js";
 import { createPipeline, type Pipeline, waitFor } from "./pipeline.js";
 
 const sources = ["file", "http", "api"] as const;

@@ -1,5 +1,6 @@
 // The metric catalogue of architecture.md, written out independently of the implementation:
-// what the tests hold the exposition to.
+// what the telemetry tests hold the exposition to, and the only series the dashboards and rules
+// may read (test/observability/promql.ts).
 import { PodOperations } from "../../src/core/types.js";
 import { SourceErrorReasons } from "../../src/sources/health.js";
 
