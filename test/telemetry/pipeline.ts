@@ -1,15 +1,11 @@
-// The real readiness core wired the way main wires it, with metrics observing it: PodConfig,
-// SourcesReady, ReferenceSyncHandler and a running SyncLoop, plus helpers to wait for it.
+// The real readiness core observed by the exporter's metrics (src/telemetry/observed_core.ts),
+// with channels for the given sources, a sync loop the test starts and stops, and helpers to
+// wait for it.
 import type { Tracer } from "@opentelemetry/api";
 import type { Clock } from "../../src/core/deps.js";
-import { PodConfig } from "../../src/core/pod_config.js";
-import { readiness } from "../../src/core/readiness.js";
-import { ReferenceSyncHandler } from "../../src/core/reference_handler.js";
-import { SourcesReady } from "../../src/core/sources_ready.js";
-import { SyncLoop } from "../../src/core/sync_loop.js";
 import type { SourceChannel } from "../../src/core/types.js";
 import type { SourceHealth } from "../../src/sources/health.js";
-import { createMetrics, type PodConfigMetrics } from "../../src/telemetry/metrics.js";
+import { createObservedCore, type ObservedCore } from "../../src/telemetry/observed_core.js";
 
 export interface PipelineOptions {
   sources: readonly string[];
@@ -20,14 +16,8 @@ export interface PipelineOptions {
   exporterMetrics?: boolean;
 }
 
-export interface Pipeline {
-  podConfig: PodConfig;
-  sourcesReady: SourcesReady;
-  handler: ReferenceSyncHandler;
-  syncLoop: SyncLoop;
-  metrics: PodConfigMetrics;
+export interface Pipeline extends ObservedCore {
   channels: Record<string, SourceChannel>;
-  startTime: number;
   /** Starts the sync loop (metrics can be read before). */
   run(): void;
   /** Resolves once the sync loop has dispatched `count` updates in all. */
@@ -36,48 +26,31 @@ export interface Pipeline {
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const { clock, tracer } = options;
-  const startTime = clock.now();
-  const podConfig = new PodConfig({ clock, tracer });
-  const channels = Object.fromEntries(
-    options.sources.map((source) => [source, podConfig.channel(source)]),
-  );
-  const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen), clock);
-  const handler = new ReferenceSyncHandler(sourcesReady);
   let dispatchedCount = 0;
-  const metrics = createMetrics({
-    readiness: () => readiness({ podConfig, sourcesReady, syncLoop, handler }),
-    sourceHealth: () => options.health ?? [],
-    startTime,
-    exemplars: options.exemplars ?? false,
-    exporterMetrics: options.exporterMetrics ?? false,
-    build: { version: "1.2.3", revision: "abc123" },
-    queueLength: () => podConfig.queueLength,
-  });
-  const syncLoop = new SyncLoop({
-    updates: podConfig.updates(),
-    handler,
-    sourcesReady,
-    clock,
-    tracer,
+  const core = createObservedCore({
+    clock: options.clock,
+    tracer: options.tracer,
     housekeepingIntervalMs: 5,
-    onDispatch: (observation) => {
+    metrics: {
+      sourceHealth: () => options.health ?? [],
+      exemplars: options.exemplars ?? false,
+      exporterMetrics: options.exporterMetrics ?? false,
+      build: { version: "1.2.3", revision: "abc123" },
+    },
+    onDispatch: () => {
       dispatchedCount++;
-      metrics.observeDispatch(observation);
     },
   });
+  const channels = Object.fromEntries(
+    options.sources.map((source) => [source, core.podConfig.channel(source)]),
+  );
   const abort = new AbortController();
   let running: Promise<void> | undefined;
   return {
-    podConfig,
-    sourcesReady,
-    handler,
-    syncLoop,
-    metrics,
+    ...core,
     channels,
-    startTime,
     run: () => {
-      running = syncLoop.run(abort.signal);
+      running = core.syncLoop.run(abort.signal);
     },
     dispatched: (count) => waitFor(() => dispatchedCount >= count, `${count} dispatches`),
     stop: async () => {
