@@ -10,8 +10,8 @@ import { Backoff, type BackoffOptions } from "./api_backoff.js";
 import { ApiClient, readBody, readLines } from "./api_client.js";
 import { decodePodList, decodeStatus, decodeWatchEvent } from "./api_decode.js";
 import { ApiSourceError } from "./api_error.js";
+import { errorMessage } from "./error_message.js";
 import { SourceHealth } from "./health.js";
-import { errorMessage } from "./manifest_read.js";
 import type { PodSource } from "./source.js";
 
 export interface ApiSourceOptions {

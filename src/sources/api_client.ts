@@ -7,6 +7,7 @@ import { request as httpsRequest, type RequestOptions } from "node:https";
 import { StringDecoder } from "node:string_decoder";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ApiSourceError } from "./api_error.js";
+import { errorMessage } from "./error_message.js";
 
 const userAgent = "podconfig-exporter";
 
@@ -93,11 +94,4 @@ export async function* readLines(response: IncomingMessage, limit: number): Asyn
   }
   buffered += decoder.end();
   if (buffered.trim() !== "") yield buffered;
-}
-
-/** A network error's message, with its code (ECONNRESET…) when the message lacks it. */
-function errorMessage(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const code = (err as NodeJS.ErrnoException).code;
-  return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
 }

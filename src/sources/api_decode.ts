@@ -3,6 +3,7 @@
 // always do, and client-go's typed decoding drops them too, so the kubelet never sees them.
 import type { Pod } from "../core/types.js";
 import { ApiSourceError } from "./api_error.js";
+import { isObject, type JsonObject } from "./json_object.js";
 
 export interface PodList {
   resourceVersion: string;
@@ -13,11 +14,6 @@ export type WatchEvent =
   | { type: "ADDED" | "MODIFIED" | "DELETED"; pod: Pod; resourceVersion: string | undefined }
   | { type: "BOOKMARK"; resourceVersion: string | undefined }
   | { type: "ERROR"; error: ApiSourceError };
-
-type JsonObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function parse(text: string, what: string): unknown {
   try {

@@ -13,8 +13,8 @@ import {
   uidOfCheckpointFile,
 } from "./checkpoint_format.js";
 import { isTempFile, syncDir, writeFileAtomic } from "./checkpoint_fs.js";
+import { errorMessage } from "./error_message.js";
 import type { SourceHealth } from "./health.js";
-import { errorMessage } from "./manifest_read.js";
 
 export interface PodCheckpointOptions {
   dir: string;

@@ -5,10 +5,11 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { Clock, Logger } from "../core/deps.js";
 import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../core/types.js";
+import { errorMessage } from "./error_message.js";
 import { type SourceErrorReason, SourceHealth } from "./health.js";
 import { decodeStaticPod } from "./manifest.js";
 import { ManifestError } from "./manifest_error.js";
-import { errorMessage, readManifestFile } from "./manifest_read.js";
+import { readManifestFile } from "./manifest_read.js";
 import { SerialRunner } from "./serial.js";
 import type { PodSource } from "./source.js";
 

@@ -3,11 +3,12 @@
 // never becomes ready (kubernetes issue #15122).
 import type { Clock, Logger } from "../core/deps.js";
 import { HTTPSource as HTTPSourceName, type Pod, type SourceChannel } from "../core/types.js";
+import { errorMessage } from "./error_message.js";
 import { type HeaderMap, toFetchHeaders, validateHeaders } from "./headers.js";
 import { type SourceErrorReason, SourceHealth } from "./health.js";
 import { decodeStaticPods } from "./manifest.js";
 import { ManifestError } from "./manifest_error.js";
-import { errorMessage, MaxManifestBytes, readAtMost, TooLargeError } from "./manifest_read.js";
+import { MaxManifestBytes, readAtMost, TooLargeError } from "./manifest_read.js";
 import { SerialRunner } from "./serial.js";
 import type { PodSource } from "./source.js";
 

@@ -1,10 +1,12 @@
 // The source-related fields of a KubeletConfiguration file (--config for the kubelet).
 import { dirname, isAbsolute, resolve } from "node:path";
 import { DurationError, parseDuration } from "./duration.js";
+import { errorMessage } from "./error_message.js";
 import { HeaderError, type HeaderMap, validateHeaders } from "./headers.js";
+import { isObject, type JsonObject } from "./json_object.js";
 import { ManifestError } from "./manifest_error.js";
 import { parseYamlOrJson } from "./manifest_parse.js";
-import { errorMessage, readManifestFile } from "./manifest_read.js";
+import { readManifestFile } from "./manifest_read.js";
 
 export const KubeletConfigurationKind = "KubeletConfiguration";
 export const KubeletConfigurationAPIVersion = "kubelet.config.k8s.io/v1beta1";
@@ -21,12 +23,6 @@ export interface KubeletConfigSources {
 
 export class KubeletConfigError extends Error {
   override readonly name = "KubeletConfigError";
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Reads and checks a KubeletConfiguration file (YAML or JSON). Throws KubeletConfigError. */

@@ -2,16 +2,11 @@
 // (pkg/kubelet/config/common.go): parse, check the type, apply the static pod defaults, validate.
 import type { Pod } from "../core/types.js";
 import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
+import { errorMessage } from "./error_message.js";
+import { isObject, type JsonObject } from "./json_object.js";
 import { ManifestError } from "./manifest_error.js";
 import { parseYamlOrJson } from "./manifest_parse.js";
-import { errorMessage } from "./manifest_read.js";
 import { validatePod } from "./manifest_validation.js";
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function decodeError(origin: StaticPodOrigin, detail: string): ManifestError {
   return new ManifestError("decode", origin.display ?? origin.location, detail);

@@ -1,6 +1,7 @@
 // Size-capped reads of manifest bytes, from a file or a response body (the kubelet's
 // utilio.ReadAtMost with maxConfigLength).
 import { createReadStream } from "node:fs";
+import { errorMessage } from "./error_message.js";
 import { ManifestError } from "./manifest_error.js";
 
 /** The kubelet's maxConfigLength: 10 MiB. */
@@ -42,8 +43,4 @@ export async function readManifestFile(
   } catch (err) {
     throw new ManifestError("read", path, errorMessage(err));
   }
-}
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,6 +1,7 @@
 // The part of the apiserver's ValidatePod that a static pod manifest can get wrong in practice,
 // with the kubelet's field-error wording ("spec.containers[0].name: Required value").
 import type { Pod } from "../core/types.js";
+import { isObject } from "./json_object.js";
 
 const dns1123LabelPattern = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const dns1123Label = new RegExp(`^${dns1123LabelPattern}$`);
@@ -21,10 +22,6 @@ function invalid(path: string, value: unknown, detail: string): string {
 
 function required(path: string): string {
   return `${path}: Required value`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function validateName(path: string, value: string, subdomain: boolean): string[] {
