@@ -35,8 +35,8 @@ export class PodConfig {
   private readonly queue: BoundedQueue<PodUpdate>;
   private readonly clock: Clock;
   private readonly tracer: Tracer | undefined;
-  private readonly channels = new Map<string, SourceChannel>();
-  private readonly registeredAt = new Map<string, number>();
+  /** Registered sources, in registration order, with their channel. */
+  private readonly sources = new Map<string, { channel: SourceChannel; registeredAt: number }>();
   private readonly updatesSent = new CountsBySourceAndOp();
   /** Merges run one at a time, in call order: the kubelet's updateLock. */
   private mergeTail: Promise<void> = Promise.resolve();
@@ -56,13 +56,15 @@ export class PodConfig {
   /** Registers `source` and returns its channel; the same name returns the same channel. */
   channel(source: string): SourceChannel {
     if (source === "") throw new Error("PodConfig.channel: source name must not be empty");
-    let channel = this.channels.get(source);
-    if (!channel) {
-      this.registeredAt.set(source, this.clock.now());
-      channel = { send: (update) => this.send(source, update) };
-      this.channels.set(source, channel);
+    let registered = this.sources.get(source);
+    if (!registered) {
+      registered = {
+        channel: { send: (update) => this.send(source, update) },
+        registeredAt: this.clock.now(),
+      };
+      this.sources.set(source, registered);
     }
-    return channel;
+    return registered.channel;
   }
 
   /** The single ordered queue; one consumer. */
@@ -77,8 +79,8 @@ export class PodConfig {
 
   /** Every registered source has been seen by the sync loop and stored from a SET. */
   seenAllSources(seen: ReadonlySet<string>): boolean {
-    for (const source of this.registeredAt.keys()) if (!seen.has(source)) return false;
-    return this.storage.seenSources(this.registeredAt.keys());
+    for (const source of this.sources.keys()) if (!seen.has(source)) return false;
+    return this.storage.seenSources(this.sources.keys());
   }
 
   /** Delivers every stored pod as one SET from `*`. */
@@ -93,7 +95,7 @@ export class PodConfig {
 
   /** Registered sources in registration order, for telemetry. */
   registeredSources(): RegisteredSource[] {
-    return [...this.registeredAt].map(([source, registeredAt]) => ({
+    return [...this.sources].map(([source, { registeredAt }]) => ({
       source,
       registeredAt,
       storedAt: this.storage.storedAt(source),
