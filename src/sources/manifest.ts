@@ -93,10 +93,12 @@ function toStaticPod(item: unknown, origin: StaticPodOrigin, path: string): Pod 
  * the file for anything else, for a pod that fails validation, or for unparseable bytes.
  */
 export function decodeStaticPod(data: Uint8Array, origin: StaticPodOrigin): Pod {
-  const value = parse(data, origin, "pod");
-  if (value.kind !== "Pod")
-    throw decodeError(origin, `kind must be "Pod", got ${JSON.stringify(value.kind)}`);
-  return toStaticPod(value, origin, "");
+  return decoding(origin, () => {
+    const value = parse(data, origin, "pod");
+    if (value.kind !== "Pod")
+      throw decodeError(origin, `kind must be "Pod", got ${JSON.stringify(value.kind)}`);
+    return toStaticPod(value, origin, "");
+  });
 }
 
 /**
@@ -104,11 +106,29 @@ export function decodeStaticPod(data: Uint8Array, origin: StaticPodOrigin): Pod 
  * invalid item rejects the whole list (the kubelet sends nothing for it).
  */
 export function decodeStaticPods(data: Uint8Array, origin: StaticPodOrigin): Pod[] {
-  const value = parse(data, origin, "single or multiple pods");
-  if (value.kind === "Pod") return [toStaticPod(value, origin, "")];
-  if (value.kind !== "PodList")
-    throw decodeError(origin, `kind must be "Pod" or "PodList", got ${JSON.stringify(value.kind)}`);
-  const items = value.items ?? [];
-  if (!Array.isArray(items)) throw decodeError(origin, "items: must be a list");
-  return items.map((item, i) => toStaticPod(item, origin, `items[${i}].`));
+  return decoding(origin, () => {
+    const value = parse(data, origin, "single or multiple pods");
+    if (value.kind === "Pod") return [toStaticPod(value, origin, "")];
+    if (value.kind !== "PodList")
+      throw decodeError(
+        origin,
+        `kind must be "Pod" or "PodList", got ${JSON.stringify(value.kind)}`,
+      );
+    const items = value.items ?? [];
+    if (!Array.isArray(items)) throw decodeError(origin, "items: must be a list");
+    return items.map((item, i) => toStaticPod(item, origin, `items[${i}].`));
+  });
+}
+
+/**
+ * Whatever goes wrong decoding one manifest is a decode error of that manifest: the file
+ * source skips and counts it and keeps the other files' pods, the http source sends nothing.
+ */
+function decoding<T>(origin: StaticPodOrigin, decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    if (err instanceof ManifestError) throw err;
+    throw decodeError(origin, `couldn't decode (${errorMessage(err)})`);
+  }
 }

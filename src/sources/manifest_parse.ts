@@ -1,8 +1,17 @@
 // Bytes -> plain JSON-like value, the way the kubelet's utilyaml.ToJSON (sigs.k8s.io/yaml over
 // go-yaml v2) reads a manifest or a KubeletConfiguration: YAML 1.1, JSON being a subset.
-import { parseAllDocuments, type Tags } from "yaml";
+import { Composer, Lexer, LineCounter, Parser, type Tags } from "yaml";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/**
+ * Like go-yaml's limit on nesting (10000 there), smaller: the yaml parser spends memory and time
+ * on every level (a megabyte of "[" exhausts the heap), and the recursive walks that follow (the
+ * static pod UID hash, the core's copies and comparisons) overflow the stack at a few thousand.
+ * A Pod's own fields nest about a dozen levels.
+ */
+const MaxDepth = 1000;
+const tooDeep = `nested deeper than ${MaxDepth} levels`;
 
 /**
  * go-yaml v2 resolves YAML 1.1 booleans (yes/on) and octals (0644, common in `defaultMode`),
@@ -17,7 +26,8 @@ function goYamlTags(tags: Tags): Tags {
 
 /**
  * Parses JSON or YAML. Like go-yaml, only the first YAML document counts. An empty document is
- * `null`. Throws an Error with a one-line message on invalid UTF-8 or syntax.
+ * `null`. Throws an Error with a one-line message on invalid UTF-8 or syntax, or on input nested
+ * deeper than MaxDepth (a YAML anchor that contains its own alias is infinitely deep).
  */
 export function parseYamlOrJson(data: Uint8Array): unknown {
   let text: string;
@@ -26,6 +36,12 @@ export function parseYamlOrJson(data: Uint8Array): unknown {
   } catch {
     throw new Error("not valid UTF-8");
   }
+  const value = parse(text);
+  if (nestedDeeperThan(value, MaxDepth)) throw new Error(tooDeep);
+  return value;
+}
+
+function parse(text: string): unknown {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
     try {
@@ -34,11 +50,32 @@ export function parseYamlOrJson(data: Uint8Array): unknown {
       // Not strict JSON: YAML flow syntax may still read it, as it does for the kubelet.
     }
   }
-  const [doc] = parseAllDocuments(text, { version: "1.1", customTags: goYamlTags });
+  const lines = new LineCounter();
+  const parser = new Parser(lines.addNewLine);
+  // parseAllDocuments, driven one token at a time so that nesting is refused as it grows.
+  function* tokens() {
+    lines.addNewLine(0);
+    for (const lexeme of new Lexer().lex(text)) {
+      yield* parser.next(lexeme);
+      if (parser.stack.length > MaxDepth) throw new Error(tooDeep);
+    }
+    yield* parser.end();
+  }
+  const composer = new Composer({ version: "1.1", customTags: goYamlTags });
+  const [doc] = composer.compose(tokens());
   if (!doc) return null;
   const [error] = doc.errors;
-  if (error) throw new Error(firstLine(error.message));
+  if (error) {
+    const { line, col } = lines.linePos(error.pos[0]);
+    throw new Error(`${firstLine(error.message)} at line ${line}, column ${col}`);
+  }
   return doc.toJS({ maxAliasCount: 100 });
+}
+
+function nestedDeeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (levels === 0) return true;
+  return Object.values(value).some((child) => nestedDeeperThan(child, levels - 1));
 }
 
 function firstLine(message: string): string {

@@ -118,6 +118,34 @@ describe("file source", () => {
     assert.ok(logger.lines.some((l) => l.level === "error" && /b\.yaml/.test(l.message)));
   });
 
+  test("a file nested deep enough to overflow the stack is skipped too; the others stay", async () => {
+    const deep = "[".repeat(5000) + "]".repeat(5000);
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    await writeFile(
+      join(dir, "b.json"),
+      `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"},"spec":{"containers":[{"name":"app","image":"busybox"}],"x":${deep}}}`,
+    );
+    const s = create();
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["alpha-node-a"]);
+    assert.equal(s.health.errors.get("decode"), 1);
+    assert.equal(s.health.errors.get("read"), undefined);
+    assert.match(s.health.lastError?.message ?? "", /b\.json: couldn't parse as pod/);
+
+    // A cycle through a YAML alias, in a pod with a UID (so no hash walks it here).
+    await writeFile(
+      join(dir, "c.yaml"),
+      `${podYaml("gamma")}  x: &x {y: *x}\nmetadata: {name: gamma, uid: u1}\n`.replace(
+        "metadata: {name: gamma}\n",
+        "",
+      ),
+    );
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["alpha-node-a"]);
+    assert.equal(s.health.errors.get("decode"), 3);
+    assert.match(s.health.lastError?.message ?? "", /c\.yaml: couldn't parse as pod/);
+  });
+
   test("the same pod in two files: the later file wins, as in the kubelet's store", async () => {
     await writeFile(join(dir, "a.yaml"), podYaml("web", "one"));
     await writeFile(join(dir, "b.yaml"), podYaml("web", "two"));
