@@ -150,7 +150,7 @@ export async function resolveConfig(
   if (demo && manifestURL !== undefined)
     throw flags.error("demo", "serves its own manifest URL: do not combine it with a manifest URL");
 
-  const apiserver = apiserverConfig(flags, env);
+  const apiserver = await apiserverConfig(flags, env);
   const checkpointDir = nonEmpty(flags, "checkpoint-dir");
   if (checkpointDir !== undefined && !apiserver)
     throw flags.error(
@@ -247,12 +247,15 @@ function headers(flags: Flags): HeaderMap {
 }
 
 /** --kubeconfig, else the service account when running in a pod, else no api source. */
-function apiserverConfig(flags: Flags, env: NodeJS.ProcessEnv): ApiserverConfig | undefined {
+async function apiserverConfig(
+  flags: Flags,
+  env: NodeJS.ProcessEnv,
+): Promise<ApiserverConfig | undefined> {
   const kubeconfig = nonEmpty(flags, "kubeconfig");
   const inCluster = Boolean(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT);
   if (kubeconfig === undefined && !inCluster) return undefined;
   try {
-    return { kubeConfig: loadKubeConfig({ kubeconfig }), origin: kubeconfig ?? "in-cluster" };
+    return { kubeConfig: await loadKubeConfig({ kubeconfig }), origin: kubeconfig ?? "in-cluster" };
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
     if (kubeconfig !== undefined) throw flags.error("kubeconfig", detail);

@@ -1,6 +1,6 @@
 // Where the api source gets its API server and credentials: a --kubeconfig file, as the
 // kubelet does, or the pod's service account when the exporter runs in the cluster.
-import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 
 export interface KubeConfigSource {
   /** Path of a kubeconfig file (the kubelet's --kubeconfig). */
@@ -11,7 +11,9 @@ export interface KubeConfigSource {
  * Loads the kubeconfig file if given, else the in-cluster service account. Throws a
  * configuration error (meant for start-up) that never quotes the file: it holds credentials.
  */
-export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
+export async function loadKubeConfig(source: KubeConfigSource): Promise<KubeConfig> {
+  // Importing the client takes one to three seconds: only a process with an api source pays.
+  const { KubeConfig } = await import("@kubernetes/client-node");
   const kubeConfig = new KubeConfig();
   if (source.kubeconfig !== undefined && source.kubeconfig !== "") {
     try {

@@ -24,11 +24,10 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function start(
-  args: string[],
-  env = cleanEnv(),
-): ChildProcess & { output: { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+type Started = ChildProcess & { output: { stdout: string; stderr: string } };
+
+function start(args: string[], env = cleanEnv(), nodeArgs: string[] = []): Started {
+  const child = spawn(process.execPath, ["--import", "tsx", ...nodeArgs, "src/main.ts", ...args], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -41,6 +40,35 @@ function start(
     output.stderr += chunk;
   });
   return Object.assign(child, { output });
+}
+
+/** The URL in the "Listening" log line; fails at once if the process exits before it. */
+function listeningURL(child: Started): Promise<string> {
+  return eventually(
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`exited ${child.exitCode}: ${child.output.stderr}`);
+      return child.output.stderr
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { msg: string; url?: string })
+        .find((record) => record.msg === "Listening")?.url;
+    },
+    "the Listening log line",
+    60_000,
+  );
+}
+
+/** Node arguments that make importing any of `packages` fail, as if they were not installed. */
+function withoutPackages(packages: string[]): string[] {
+  const hook = `export async function resolve(specifier, context, next) {
+  if (${JSON.stringify(packages)}.some((p) => specifier === p || specifier.startsWith(p + "/")))
+    throw new Error("blocked by the test: " + specifier);
+  return next(specifier, context);
+}`;
+  const register = `import { register } from "node:module";
+register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+  return ["--import", `data:text/javascript,${encodeURIComponent(register)}`];
 }
 
 async function run(
@@ -118,18 +146,7 @@ describe("podconfig-exporter command", () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     });
 
-    const url = await eventually(
-      async () => {
-        const listening = child.output.stderr
-          .split("\n")
-          .filter((line) => line.startsWith("{"))
-          .map((line) => JSON.parse(line) as { msg: string; url?: string })
-          .find((record) => record.msg === "Listening");
-        return listening?.url;
-      },
-      "the Listening log line",
-      60_000,
-    );
+    const url = await listeningURL(child);
     await eventually(
       async () => ((await fetch(`${url}readyz`)).status === 200 ? true : undefined),
       "ready",
@@ -166,5 +183,25 @@ describe("podconfig-exporter command", () => {
     assert.ok(texts.includes('SyncLoop (ADD, "file")'), "the kubelet's verbose line at debug");
     assert.ok(texts.includes("All sources ready"));
     assert.deepEqual(texts.slice(-2), ["Shutting down", "Stopped"]);
+  });
+
+  test("with a file source only, @kubernetes/client-node is never loaded", async (t) => {
+    const child = start(
+      ["--pod-manifest-path=examples/manifests", "--web.listen-address=127.0.0.1:0"],
+      cleanEnv(),
+      withoutPackages(["@kubernetes/client-node"]),
+    );
+    const exited = once(child, "close");
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
+    const url = await listeningURL(child);
+    await eventually(
+      async () => ((await fetch(`${url}readyz`)).status === 200 ? true : undefined),
+      "ready",
+    );
+    child.kill("SIGTERM");
+    const [code] = (await exited) as [number | null];
+    assert.equal(code, 0, child.output.stderr);
   });
 });

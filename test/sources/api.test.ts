@@ -39,7 +39,7 @@ async function setup(
   let tick = 0;
   const clock: Clock = { now: () => ++tick }; // every success gets a new timestamp
   const source = new ApiSource({
-    kubeConfig: loadKubeConfig({ kubeconfig }),
+    kubeConfig: await loadKubeConfig({ kubeconfig }),
     nodeName: "node-a",
     channel,
     clock,

@@ -25,13 +25,17 @@ test("a kubeconfig file gives its current cluster and user", async (t) => {
       "current-context: x",
     ].join("\n"),
   );
-  const kubeConfig = loadKubeConfig({ kubeconfig: path });
+  const kubeConfig = await loadKubeConfig({ kubeconfig: path });
   assert.equal(kubeConfig.getCurrentCluster()?.server, "https://10.0.0.1:6443");
   assert.equal(kubeConfig.getCurrentUser()?.name, "u");
 });
 
 /** Runs `fn` with the in-cluster variables set as given (undefined: unset), then restores them. */
-function withServiceEnv(host: string | undefined, port: string | undefined, fn: () => void): void {
+async function withServiceEnv(
+  host: string | undefined,
+  port: string | undefined,
+  fn: () => Promise<void>,
+): Promise<void> {
   const saved = [process.env.KUBERNETES_SERVICE_HOST, process.env.KUBERNETES_SERVICE_PORT];
   const set = (name: string, value: string | undefined) => {
     if (value === undefined) delete process.env[name];
@@ -40,23 +44,23 @@ function withServiceEnv(host: string | undefined, port: string | undefined, fn: 
   set("KUBERNETES_SERVICE_HOST", host);
   set("KUBERNETES_SERVICE_PORT", port);
   try {
-    fn();
+    await fn();
   } finally {
     set("KUBERNETES_SERVICE_HOST", saved[0]);
     set("KUBERNETES_SERVICE_PORT", saved[1]);
   }
 }
 
-test("in a pod without --kubeconfig, the service account is used", () => {
-  withServiceEnv("10.96.0.1", "443", () => {
-    const kubeConfig = loadKubeConfig({});
+test("in a pod without --kubeconfig, the service account is used", async () => {
+  await withServiceEnv("10.96.0.1", "443", async () => {
+    const kubeConfig = await loadKubeConfig({});
     assert.equal(kubeConfig.getCurrentCluster()?.server, "https://10.96.0.1:443");
   });
 });
 
-test("neither a kubeconfig nor a pod environment is a configuration error", () => {
-  withServiceEnv(undefined, undefined, () => {
-    assert.throws(() => loadKubeConfig({}), /no kubeconfig given and not running in a pod/);
+test("neither a kubeconfig nor a pod environment is a configuration error", async () => {
+  await withServiceEnv(undefined, undefined, async () => {
+    await assert.rejects(loadKubeConfig({}), /no kubeconfig given and not running in a pod/);
   });
 });
 
@@ -64,8 +68,8 @@ test("a broken kubeconfig is refused without quoting its content", async (t) => 
   const dir = await tempDir(t);
   const broken = join(dir, "broken");
   await writeFile(broken, "users:\n- name: u\n  user: {token: sup3r-secret\n");
-  assert.throws(
-    () => loadKubeConfig({ kubeconfig: broken }),
+  await assert.rejects(
+    loadKubeConfig({ kubeconfig: broken }),
     (err: Error) => /not valid YAML/.test(err.message) && !err.message.includes("sup3r-secret"),
   );
   const noContext = join(dir, "no-context");
@@ -73,6 +77,6 @@ test("a broken kubeconfig is refused without quoting its content", async (t) => 
     noContext,
     "apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n",
   );
-  assert.throws(() => loadKubeConfig({ kubeconfig: noContext }), /no known cluster/);
-  assert.throws(() => loadKubeConfig({ kubeconfig: join(dir, "missing") }), /ENOENT/);
+  await assert.rejects(loadKubeConfig({ kubeconfig: noContext }), /no known cluster/);
+  await assert.rejects(loadKubeConfig({ kubeconfig: join(dir, "missing") }), /ENOENT/);
 });

@@ -51,7 +51,7 @@ test("RESTORE of the checkpointed pods comes first, then the api SET, and the di
   const health = new SourceHealth("api", systemClock);
   const checkpoints = new PodCheckpointManager({ dir: checkpointDir, health });
   const source = new ApiSource({
-    kubeConfig: loadKubeConfig({ kubeconfig: await fake.writeKubeconfig(dir) }),
+    kubeConfig: await loadKubeConfig({ kubeconfig: await fake.writeKubeconfig(dir) }),
     nodeName: "node-a",
     channel: checkpointingChannel(channel, checkpoints),
     backoff: { initialMs: 5, maxMs: 40, jitter: 0 },
