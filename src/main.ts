@@ -10,7 +10,7 @@ import { UsageError } from "./cli/flags.js";
 import { createLogger, loggingRecorder } from "./cli/log.js";
 import { usage } from "./cli/usage.js";
 import { systemClock } from "./core/deps.js";
-import { startTracing } from "./telemetry/tracing.js";
+import { startTracingOnDemand } from "./telemetry/tracing_on_demand.js";
 
 const ShutdownTimeoutMs = 5000;
 
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     write: (line) => process.stderr.write(line),
   });
   logger.info("Starting podconfig-exporter", { ...build, config: describeConfig(config) });
-  const tracing = startTracing({ env: process.env, version: build.version, logger });
+  const tracing = await startTracingOnDemand({ env: process.env, version: build.version, logger });
 
   let exporter: Awaited<ReturnType<typeof startExporter>>;
   try {

@@ -1,7 +1,7 @@
 // OpenTelemetry start-up: the only module that imports @opentelemetry/sdk-*. The SDK is started
 // only when there is somewhere to send spans (an exporter asked for by the OTEL_* environment,
 // or processors given by a test); otherwise the tracer is the API's no-op global and the core's
-// spans cost next to nothing.
+// spans cost next to nothing. The command loads this module through tracing_on_demand.ts.
 import { context, propagation, type Tracer, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { NodeSDK, resources } from "@opentelemetry/sdk-node";
@@ -18,8 +18,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { type Logger, silentLogger } from "../core/deps.js";
 import { type SamplerSetting, type TracingSettings, tracingSettingsFromEnv } from "./otel_env.js";
-
-export const TracerName = "podconfig-exporter";
+import { sdkWanted, TracerName, withoutSdk } from "./tracing_on_demand.js";
 
 export interface TracingOptions {
   /** Where OTEL_* settings are read; default process.env. */
@@ -48,16 +47,9 @@ export function startTracing(options: TracingOptions = {}): Tracing {
   const settings = tracingSettingsFromEnv(options.env ?? process.env);
   const logger = options.logger ?? silentLogger;
   for (const warning of settings.warnings) logger.warn(warning);
-  const spanProcessors = settings.disabled
-    ? []
-    : [...(options.spanProcessors ?? []), ...exportingProcessors(settings)];
-  if (spanProcessors.length === 0) {
-    return {
-      tracer: trace.getTracer(TracerName, options.version),
-      enabled: false,
-      shutdown: async () => {},
-    };
-  }
+  const given = options.spanProcessors ?? [];
+  if (!sdkWanted(settings, given.length)) return withoutSdk(options.version);
+  const spanProcessors = [...given, ...exportingProcessors(settings)];
   const sdk = new NodeSDK({
     resource: resources.defaultResource().merge(
       resources.resourceFromAttributes({

@@ -185,11 +185,16 @@ describe("podconfig-exporter command", () => {
     assert.deepEqual(texts.slice(-2), ["Shutting down", "Stopped"]);
   });
 
-  test("with a file source only, @kubernetes/client-node is never loaded", async (t) => {
+  test("a file source without OTEL_* loads neither @kubernetes/client-node nor the tracing SDK", async (t) => {
     const child = start(
       ["--pod-manifest-path=examples/manifests", "--web.listen-address=127.0.0.1:0"],
       cleanEnv(),
-      withoutPackages(["@kubernetes/client-node"]),
+      withoutPackages([
+        "@kubernetes/client-node",
+        "@opentelemetry/sdk-node",
+        "@opentelemetry/sdk-trace-base",
+        "@opentelemetry/exporter-trace-otlp-http",
+      ]),
     );
     const exited = once(child, "close");
     t.after(() => {

@@ -6,7 +6,9 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { startTracing } from "../../src/telemetry/tracing.js";
+import { startTracingOnDemand } from "../../src/telemetry/tracing_on_demand.js";
 import { ManualClock } from "../support/pods.js";
+import { RecordingLogger } from "../support/update_recorder.js";
 import { createPipeline, waitFor } from "./pipeline.js";
 
 interface Received {
@@ -130,6 +132,33 @@ describe("OTLP export", () => {
     assert.equal(span.spanContext().traceFlags, 0);
     span.end();
     await tracing.shutdown();
+  });
+
+  test("on demand (the command's way): the SDK when an exporter is asked for, else the no-op and the warnings", async () => {
+    received.length = 0;
+    const tracing = await startTracingOnDemand({
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${base}/v1/traces` },
+    });
+    assert.equal(tracing.enabled, true);
+    tracing.tracer.startSpan("probe").end();
+    await tracing.shutdown();
+    assert.deepEqual(
+      received.map((request) => request.url),
+      ["/v1/traces"],
+    );
+
+    const logger = new RecordingLogger();
+    const off = await startTracingOnDemand({
+      env: { OTEL_TRACES_EXPORTER: "jaeger", OTEL_EXPORTER_OTLP_ENDPOINT: base },
+      logger,
+    });
+    assert.equal(off.enabled, false);
+    assert.equal(off.tracer.startSpan("probe").isRecording(), false);
+    await off.shutdown();
+    assert.deepEqual(
+      logger.lines.map((line) => [line.level, line.message]),
+      [["warn", "OTEL_TRACES_EXPORTER=jaeger is not supported (otlp, console, none); ignored"]],
+    );
   });
 
   test("OTEL_TRACES_SAMPLER is honoured", async () => {

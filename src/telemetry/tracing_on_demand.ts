@@ -1,0 +1,30 @@
+// Tracing as the command starts it: the OpenTelemetry SDK takes most of a second to import, so
+// tracing.ts (the SDK) is loaded only when the OTEL_* environment asks for an exporter. Without
+// one, the tracer is the API's no-op and nothing of the SDK is loaded.
+import { trace } from "@opentelemetry/api";
+import { silentLogger } from "../core/deps.js";
+import { type TracingSettings, tracingSettingsFromEnv } from "./otel_env.js";
+import type { Tracing, TracingOptions } from "./tracing.js";
+
+export const TracerName = "podconfig-exporter";
+
+/** Whether spans go anywhere: to an exporter the environment asks for, or to given processors. */
+export function sdkWanted(settings: TracingSettings, spanProcessors: number): boolean {
+  return !settings.disabled && spanProcessors + settings.exporters.length > 0;
+}
+
+/** The API's no-op tracer: no SDK to stop. */
+export function withoutSdk(version: string | undefined): Tracing {
+  return { tracer: trace.getTracer(TracerName, version), enabled: false, shutdown: async () => {} };
+}
+
+/** startTracing, with the SDK imported only when it will be started. */
+export async function startTracingOnDemand(
+  options: Omit<TracingOptions, "spanProcessors">,
+): Promise<Tracing> {
+  const settings = tracingSettingsFromEnv(options.env ?? process.env);
+  if (sdkWanted(settings, 0)) return (await import("./tracing.js")).startTracing(options);
+  const logger = options.logger ?? silentLogger;
+  for (const warning of settings.warnings) logger.warn(warning);
+  return withoutSdk(options.version);
+}
