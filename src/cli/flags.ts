@@ -16,6 +16,8 @@ export interface FlagSpec {
   repeatable?: boolean;
   /** The placeholder in --help (`--flag=PATH`). */
   metavar?: string;
+  /** Its values are credentials: never repeated in an error. */
+  secret?: boolean;
 }
 
 export const flagSpecs: readonly FlagSpec[] = [
@@ -35,6 +37,7 @@ export const flagSpecs: readonly FlagSpec[] = [
     name: "manifest-url-header",
     kind: "string",
     repeatable: true,
+    secret: true,
     metavar: "NAME:VALUE,...",
     help: "HTTP headers for --manifest-url, e.g. 'Authorization:Bearer x'. Repeatable; values are never logged.",
   },
@@ -170,6 +173,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
   const values = new Map<string, FlagValue>();
   let help = false;
   let version = false;
+  let previous: FlagSpec | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === "-h" || arg === "--help") {
@@ -180,8 +184,14 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
       version = true;
       continue;
     }
-    if (!arg.startsWith("--") || arg === "--")
+    if (!arg.startsWith("--") || arg === "--") {
+      // An unquoted `--manifest-url-header=Authorization:Bearer <token>` leaves the token here.
+      if (previous?.secret)
+        throw new UsageError(
+          `unexpected argument after --${previous.name} (not shown: it may be part of a secret value; quote a value that contains spaces)`,
+        );
       throw new UsageError(`unexpected argument ${JSON.stringify(arg)}: flags start with --`);
+    }
     const eq = arg.indexOf("=");
     const name = arg.slice(2, eq < 0 ? undefined : eq);
     const spec = specsByName.get(name);
@@ -196,9 +206,10 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
       value = next;
       i++;
     }
-    const previous = values.get(name);
-    if (previous && spec.repeatable) previous.values.push(value);
+    const seen = values.get(name);
+    if (seen && spec.repeatable) seen.values.push(value);
     else values.set(name, { values: [value], origin: "flag" });
+    previous = spec;
   }
   for (const spec of flagSpecs) {
     const fromEnv = env[envName(spec.name)];

@@ -140,6 +140,15 @@ describe("resolveConfig", () => {
     );
     assert.equal(await usageError(["--node-name"]), "--node-name: flag needs an argument");
     assert.equal(await usageError(["serve"]), 'unexpected argument "serve": flags start with --');
+    for (const args of [
+      ["--manifest-url-header=Authorization:Bearer", "s3cr3t"],
+      ["--manifest-url-header", "Authorization:Bearer", "s3cr3t"],
+    ]) {
+      assert.equal(
+        await usageError(args),
+        "unexpected argument after --manifest-url-header (not shown: it may be part of a secret value; quote a value that contains spaces)",
+      );
+    }
     assert.equal(
       await usageError(["--log.level=verbose"]),
       '--log.level: invalid value "verbose", expected one of debug, info, warn, error',
