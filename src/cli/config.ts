@@ -14,6 +14,7 @@ import {
   type KubeletConfigSources,
   readKubeletConfig,
 } from "../sources/kubelet_config.js";
+import { ManifestURLError, parseManifestURL } from "../sources/manifest_url.js";
 import {
   envName,
   type FlagValue,
@@ -225,15 +226,12 @@ function nonNegative(flags: Flags, name: string): number | undefined {
 
 /** Only the shape: the URL itself is never quoted, it may carry credentials. */
 function checkManifestURL(flags: Flags, raw: string): void {
-  const name = flags.isSet("manifest-url") ? "manifest-url" : "kubelet-config";
-  const url = URL.canParse(raw) ? new URL(raw) : undefined;
-  if (!url)
-    throw flags.error(
-      name,
-      "the manifest URL is not a valid URL (not shown: it may hold credentials)",
-    );
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw flags.error(name, `the manifest URL must be http or https, not ${url.protocol}`);
+  try {
+    parseManifestURL(raw);
+  } catch (err) {
+    if (!(err instanceof ManifestURLError)) throw err;
+    throw flags.error(flags.isSet("manifest-url") ? "manifest-url" : "kubelet-config", err.message);
+  }
 }
 
 function headers(flags: Flags): HeaderMap {

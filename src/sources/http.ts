@@ -9,6 +9,7 @@ import { type SourceErrorReason, SourceHealth } from "./health.js";
 import { decodeStaticPods } from "./manifest.js";
 import { ManifestError } from "./manifest_error.js";
 import { MaxManifestBytes, readAtMost, TooLargeError } from "./manifest_read.js";
+import { parseManifestURL } from "./manifest_url.js";
 import { SerialRunner } from "./serial.js";
 import type { PodSource } from "./source.js";
 
@@ -46,34 +47,6 @@ class TimeoutError extends Error {
   override readonly name = "TimeoutError";
 }
 
-/**
- * Go's http client sends a URL's user:password as basic auth unless an Authorization header is
- * set; fetch refuses such URLs. Split them out, and keep them out of every message.
- */
-function splitCredentials(raw: string, headers: Headers): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new TypeError("the manifest URL is not a valid URL (not shown: it may hold credentials)");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new TypeError(`the manifest URL must be http or https, not ${url.protocol}`);
-  if (url.username || url.password) {
-    if (!headers.has("authorization")) {
-      const user = decodeURIComponent(url.username);
-      const password = decodeURIComponent(url.password);
-      headers.set(
-        "authorization",
-        `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
-      );
-    }
-    url.username = "";
-    url.password = "";
-  }
-  return url.href;
-}
-
 export class HTTPSource implements PodSource {
   readonly name = HTTPSourceName;
   readonly health: SourceHealth;
@@ -104,7 +77,13 @@ export class HTTPSource implements PodSource {
     const headers = options.headers ?? new Map();
     validateHeaders(headers, "manifest URL headers");
     this.headers = toFetchHeaders(headers);
-    this.display = splitCredentials(options.url, this.headers);
+    const { url, credentials } = parseManifestURL(options.url);
+    this.display = url;
+    // As Go's http client does: the URL's user:password, unless an Authorization header is set.
+    if (credentials && !this.headers.has("authorization")) {
+      const basic = Buffer.from(`${credentials.user}:${credentials.password}`).toString("base64");
+      this.headers.set("authorization", `Basic ${basic}`);
+    }
     this.periodMs = options.httpCheckFrequencyMs ?? DefaultHTTPCheckFrequencyMs;
     this.timeoutMs = options.timeoutMs ?? DefaultHTTPTimeoutMs;
     if (!(this.periodMs > 0)) throw new RangeError("httpCheckFrequency must be positive");

@@ -179,6 +179,10 @@ describe("resolveConfig", () => {
       "--manifest-url: the manifest URL must be http or https, not ftp:",
     );
     assert.equal(
+      await usageError(["--manifest-url=https://user:50%zz@host/pods"]),
+      "--manifest-url: the manifest URL's user:password is not valid percent-encoding (not shown)",
+    );
+    assert.equal(
       await usageError(["--checkpoint-dir=/var/lib/podconfig"]),
       "--checkpoint-dir: checkpoints belong to the api source, which is not configured (give --kubeconfig, or run in a pod)",
     );
