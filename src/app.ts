@@ -1,14 +1,12 @@
-// The wiring: one PodConfig (incremental), SourcesReady, the reference handler and the sync
-// loop; the configured sources, each registered before any of them starts; metrics and the
-// HTTP server reading it all. startExporter returns once everything runs; stop() undoes it.
+// The wiring: the observed core (PodConfig in the kubelet's incremental mode, SourcesReady, the
+// reference handler, the sync loop and the metrics); the configured sources, each registered
+// before any of them starts; the HTTP server reading it all. startExporter returns once
+// everything runs; stop() undoes it.
 import type { Tracer } from "@opentelemetry/api";
 import type { ExporterConfig } from "./cli/config.js";
 import { type Clock, type EventRecorder, type Logger, systemClock } from "./core/deps.js";
-import { PodConfig } from "./core/pod_config.js";
-import { type Readiness, readiness } from "./core/readiness.js";
-import { ReferenceSyncHandler } from "./core/reference_handler.js";
-import { SourcesReady } from "./core/sources_ready.js";
-import { SyncLoop } from "./core/sync_loop.js";
+import type { PodConfig } from "./core/pod_config.js";
+import type { Readiness } from "./core/readiness.js";
 import {
   ApiserverSource,
   FileSource as FileSourceName,
@@ -26,7 +24,7 @@ import { FileSource } from "./sources/file.js";
 import { HTTPSource } from "./sources/http.js";
 import type { PodSource } from "./sources/source.js";
 import type { BuildInfo } from "./telemetry/build_info.js";
-import { createMetrics } from "./telemetry/metrics.js";
+import { createObservedCore } from "./telemetry/observed_core.js";
 
 export interface ExporterDeps {
   logger: Logger;
@@ -115,56 +113,36 @@ function createSources(
 
 export async function startExporter(config: ExporterConfig, deps: ExporterDeps): Promise<Exporter> {
   const clock = deps.clock ?? systemClock;
-  const { logger, tracer } = deps;
-  const startTime = clock.now();
-
-  const podConfig = new PodConfig({
-    mode: "incremental",
+  const { logger } = deps;
+  let sources: PodSource[] = [];
+  const health = () => sources.map((source) => source.health);
+  let announced = false;
+  const core = createObservedCore({
     clock,
     logger,
-    tracer,
+    tracer: deps.tracer,
     recorder: deps.recorder,
-  });
-  const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen), clock);
-  const handler = new ReferenceSyncHandler(sourcesReady, logger);
-  const syncLoop = new SyncLoop({
-    updates: podConfig.updates(),
-    handler,
-    sourcesReady,
     housekeepingIntervalMs: config.housekeepingIntervalMs,
-    clock,
-    logger,
-    tracer,
-    onDispatch: (observation) => {
-      metrics.observeDispatch(observation);
-      announceReady();
+    metrics: {
+      sourceHealth: health,
+      exemplars: config.web.enableExemplars,
+      exporterMetrics: !config.web.disableExporterMetrics,
+      build: deps.build,
+    },
+    onDispatch: () => {
+      const readyAt = core.sourcesReady.allReadyAt();
+      if (announced || readyAt === undefined) return;
+      announced = true;
+      logger.info("All sources ready", { timeToReadySeconds: (readyAt - startTime) / 1000 });
     },
   });
-  const state = (): Readiness => readiness({ podConfig, sourcesReady, syncLoop, handler });
-  let announced = false;
-  const announceReady = (): void => {
-    const readyAt = sourcesReady.allReadyAt();
-    if (announced || readyAt === undefined) return;
-    announced = true;
-    logger.info("All sources ready", { timeToReadySeconds: (readyAt - startTime) / 1000 });
-  };
+  const { podConfig, syncLoop, metrics, startTime, readiness: state } = core;
 
   const demo = config.demo
     ? await startDemoManifestServer({ unavailableForMs: config.demo.unavailableForMs, clock })
     : undefined;
-  let sources: PodSource[];
   let checkpoints: PodCheckpointManager | undefined;
   let server: RunningServer;
-  const health = () => sources.map((source) => source.health);
-  const metrics = createMetrics({
-    readiness: state,
-    sourceHealth: health,
-    startTime,
-    exemplars: config.web.enableExemplars,
-    exporterMetrics: !config.web.disableExporterMetrics,
-    build: deps.build,
-    queueLength: () => podConfig.queueLength,
-  });
   try {
     ({ sources, checkpoints } = createSources(config, podConfig, { logger, clock }, demo?.url));
     server = await listen(

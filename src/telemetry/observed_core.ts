@@ -1,8 +1,9 @@
 // The readiness core (PodConfig, SourcesReady, the reference handler and the sync loop) with the
-// exporter's metrics observing it, without sources or an HTTP server: the real registry for
-// whatever needs it on its own (the metrics documentation generator, the telemetry tests).
+// exporter's metrics observing it, without sources or an HTTP server: what the exporter wires its
+// sources and server to (app.ts), and the real registry for whatever needs it on its own (the
+// metrics documentation generator, the telemetry tests).
 import type { Tracer } from "@opentelemetry/api";
-import type { Clock } from "../core/deps.js";
+import type { Clock, EventRecorder, Logger } from "../core/deps.js";
 import { PodConfig } from "../core/pod_config.js";
 import { type Readiness, type ReadinessParts, readiness } from "../core/readiness.js";
 import { ReferenceSyncHandler } from "../core/reference_handler.js";
@@ -12,7 +13,10 @@ import { createMetrics, type MetricsOptions, type PodConfigMetrics } from "./met
 
 export interface ObservedCoreOptions {
   clock: Clock;
+  logger?: Logger;
   tracer?: Tracer;
+  /** Receives the warning events of pod storage (a duplicate pod in one update). */
+  recorder?: EventRecorder;
   /** SyncLoop's housekeeping tick; its default when not given. */
   housekeepingIntervalMs?: number;
   /** What createMetrics needs beyond the core's own state. */
@@ -30,16 +34,17 @@ export interface ObservedCore extends ReadinessParts {
 
 /** The core and its metrics; the sync loop is built but not run. */
 export function createObservedCore(options: ObservedCoreOptions): ObservedCore {
-  const { clock, tracer } = options;
+  const { clock, logger, tracer } = options;
   const startTime = clock.now();
-  const podConfig = new PodConfig({ clock, tracer });
+  const podConfig = new PodConfig({ clock, logger, tracer, recorder: options.recorder });
   const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen), clock);
-  const handler = new ReferenceSyncHandler(sourcesReady);
+  const handler = new ReferenceSyncHandler(sourcesReady, logger);
   const syncLoop = new SyncLoop({
     updates: podConfig.updates(),
     handler,
     sourcesReady,
     clock,
+    logger,
     tracer,
     housekeepingIntervalMs: options.housekeepingIntervalMs,
     onDispatch: (observation) => {
