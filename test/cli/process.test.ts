@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { eventually } from "../server/helpers.js";
+import { withoutPackages } from "../support/blocked_packages.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -57,18 +58,6 @@ function listeningURL(child: Started): Promise<string> {
     "the Listening log line",
     60_000,
   );
-}
-
-/** Node arguments that make importing any of `packages` fail, as if they were not installed. */
-function withoutPackages(packages: string[]): string[] {
-  const hook = `export async function resolve(specifier, context, next) {
-  if (${JSON.stringify(packages)}.some((p) => specifier === p || specifier.startsWith(p + "/")))
-    throw new Error("blocked by the test: " + specifier);
-  return next(specifier, context);
-}`;
-  const register = `import { register } from "node:module";
-register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
-  return ["--import", `data:text/javascript,${encodeURIComponent(register)}`];
 }
 
 async function run(

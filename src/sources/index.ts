@@ -1,0 +1,18 @@
+// The package's second entry point, `podconfig-exporter/sources`: the pod config sources that
+// feed a PodConfig channel with SET snapshots as the kubelet's do. A subpath, because the root
+// exports the source names FileSource and HTTPSource ("file", "http") as the core's contract.
+// Importing it loads no Kubernetes client: ApiSource's KubeConfig comes from loadKubeConfig,
+// which imports @kubernetes/client-node on first call.
+export { ApiSource, type ApiSourceOptions } from "./api.js";
+export type { BackoffOptions } from "./api_backoff.js";
+export { DefaultFileCheckFrequencyMs, FileSource, type FileSourceOptions } from "./file.js";
+export type { HeaderMap } from "./headers.js";
+export {
+  type SourceError,
+  type SourceErrorReason,
+  SourceErrorReasons,
+  SourceHealth,
+} from "./health.js";
+export { DefaultHTTPCheckFrequencyMs, HTTPSource, type HTTPSourceOptions } from "./http.js";
+export { type KubeConfigSource, loadKubeConfig } from "./kubeconfig.js";
+export type { PodSource } from "./source.js";
