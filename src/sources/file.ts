@@ -3,7 +3,7 @@
 import { type FSWatcher, type Stats, watch } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { Clock, Logger } from "../core/deps.js";
+import { type Clock, type Logger, silentLogger, systemClock } from "../core/deps.js";
 import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../core/types.js";
 import { errorMessage } from "./error_message.js";
 import { type SourceErrorReason, SourceHealth } from "./health.js";
@@ -20,8 +20,8 @@ const DefaultWatchDebounceMs = 10;
 export interface FileSourceOptions {
   channel: SourceChannel;
   nodeName: string;
-  logger: Logger;
-  clock: Clock;
+  logger?: Logger;
+  clock?: Clock;
   /** --pod-manifest-path / staticPodPath: a directory of manifests or one manifest file. */
   path: string;
   /** Full relist period; default 20 s. */
@@ -55,8 +55,8 @@ export class FileSource implements PodSource {
   constructor(options: FileSourceOptions) {
     this.channel = options.channel;
     this.nodeName = options.nodeName;
-    this.logger = options.logger;
-    this.health = new SourceHealth(FileSourceName, options.clock);
+    this.logger = options.logger ?? silentLogger;
+    this.health = new SourceHealth(FileSourceName, options.clock ?? systemClock);
     // inotify wants no trailing separator; a bare "/" stays as it is.
     this.path = options.path.replace(/(.)\/+$/, "$1");
     this.periodMs = options.fileCheckFrequencyMs ?? DefaultFileCheckFrequencyMs;

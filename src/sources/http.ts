@@ -1,7 +1,7 @@
 // The `http` source: static pods from a manifest URL (pkg/kubelet/config/http.go), polled.
 // Sends SET snapshots only, and nothing at all when the URL cannot be read: the source then
 // never becomes ready (kubernetes issue #15122).
-import type { Clock, Logger } from "../core/deps.js";
+import { type Clock, type Logger, silentLogger, systemClock } from "../core/deps.js";
 import { HTTPSource as HTTPSourceName, type Pod, type SourceChannel } from "../core/types.js";
 import { errorMessage } from "./error_message.js";
 import { type HeaderMap, toFetchHeaders, validateHeaders } from "./headers.js";
@@ -21,8 +21,8 @@ export const DefaultHTTPTimeoutMs = 10_000;
 export interface HTTPSourceOptions {
   channel: SourceChannel;
   nodeName: string;
-  logger: Logger;
-  clock: Clock;
+  logger?: Logger;
+  clock?: Clock;
   /** --manifest-url / staticPodURL; http or https. */
   url: string;
   /** --manifest-url-header / staticPodURLHeader. */
@@ -71,8 +71,8 @@ export class HTTPSource implements PodSource {
   constructor(options: HTTPSourceOptions) {
     this.channel = options.channel;
     this.nodeName = options.nodeName;
-    this.logger = options.logger;
-    this.health = new SourceHealth(HTTPSourceName, options.clock);
+    this.logger = options.logger ?? silentLogger;
+    this.health = new SourceHealth(HTTPSourceName, options.clock ?? systemClock);
     this.url = options.url;
     const headers = options.headers ?? new Map();
     validateHeaders(headers, "manifest URL headers");
