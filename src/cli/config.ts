@@ -58,7 +58,7 @@ export type CliCommand =
   | { kind: "version" }
   | { kind: "run"; config: ExporterConfig };
 
-export const DefaultHousekeepingIntervalMs = 2000;
+const DefaultHousekeepingIntervalMs = 2000;
 /** The demo should turn ready soon after its manifest server does. */
 const DemoHTTPCheckFrequencyMs = 5000;
 const DefaultDemoUnavailableMs = 30_000;

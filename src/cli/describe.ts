@@ -3,7 +3,7 @@
 import { formatHostPort } from "../server/listen_address.js";
 import type { ExporterConfig } from "./config.js";
 
-export const Redacted = "<redacted>";
+const Redacted = "<redacted>";
 
 /** The URL with any user:password replaced; unparseable URLs are not shown at all. */
 export function redactURL(raw: string): string {

@@ -2,7 +2,7 @@
 // by level. Implements the core's Logger; the kubelet's verbose lines arrive at debug.
 import type { Clock, EventRecorder, LogFields, Logger } from "../core/deps.js";
 
-export const LogLevels = ["debug", "info", "warn", "error"] as const;
+const LogLevels = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LogLevels)[number];
 export type LogFormat = "json" | "logfmt";
 

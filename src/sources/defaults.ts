@@ -14,7 +14,7 @@ export interface StaticPodOrigin {
 }
 
 /** A pod name unique among nodes: `<name>-<lowercased node name>`. */
-export function generatePodName(name: string, nodeName: string): string {
+function generatePodName(name: string, nodeName: string): string {
   return `${name}-${nodeName.toLowerCase()}`;
 }
 
@@ -36,7 +36,7 @@ function canonicalJson(value: unknown): string {
  * is a canonical JSON instead of Go's DeepHashObject, so the values differ from a real kubelet's
  * but keep its properties: stable across restarts, different per node (file), path/URL and content.
  */
-export function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
+function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
   const hasher = createHash("md5");
   if (origin.source === "file") {
     hasher.update(`host:${origin.nodeName}`);

@@ -16,7 +16,7 @@ import type { PodSource } from "./source.js";
 /** The kubelet's default --http-check-frequency. */
 export const DefaultHTTPCheckFrequencyMs = 20_000;
 /** The kubelet's client timeout for the manifest URL (whole request, body included). */
-export const DefaultHTTPTimeoutMs = 10_000;
+const DefaultHTTPTimeoutMs = 10_000;
 
 export interface HTTPSourceOptions {
   channel: SourceChannel;

@@ -8,8 +8,8 @@ import { ManifestError } from "./manifest_error.js";
 import { parseYamlOrJson } from "./manifest_parse.js";
 import { readManifestFile } from "./manifest_read.js";
 
-export const KubeletConfigurationKind = "KubeletConfiguration";
-export const KubeletConfigurationAPIVersion = "kubelet.config.k8s.io/v1beta1";
+const KubeletConfigurationKind = "KubeletConfiguration";
+const KubeletConfigurationAPIVersion = "kubelet.config.k8s.io/v1beta1";
 
 /** What the file says; a field it leaves out (or empty, for the strings) is absent. */
 export interface KubeletConfigSources {
@@ -38,7 +38,7 @@ export async function readKubeletConfig(path: string): Promise<KubeletConfigSour
 }
 
 /** Decodes the bytes of the file at `path` (used for relative paths and messages). */
-export function parseKubeletConfig(data: Uint8Array, path: string): KubeletConfigSources {
+function parseKubeletConfig(data: Uint8Array, path: string): KubeletConfigSources {
   const fail = (detail: string) =>
     new KubeletConfigError(`failed to decode kubelet config file ${path}: ${detail}`);
   let value: unknown;

@@ -4,7 +4,7 @@
 // against localhost:4318 forever.
 // https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/
 
-export const DefaultServiceName = "podconfig-exporter";
+const DefaultServiceName = "podconfig-exporter";
 
 export type SamplerSetting =
   | { kind: "always_on" | "always_off" | "parentbased_always_on" | "parentbased_always_off" }
