@@ -2,8 +2,11 @@
 import type { SourceHealth } from "./health.js";
 
 export interface PodSource {
-  readonly name: string; // "file" | "http" | "api"
-  readonly health: SourceHealth; // from ./health.js
-  start(): void; // begins listing/polling; never throws for I/O problems (they go to health + logger)
-  stop(): Promise<void>; // stops timers/watchers/requests; resolves when nothing is left running
+  /** The PodConfig channel it sends on: "file", "http" or "api". */
+  readonly name: string;
+  readonly health: SourceHealth;
+  /** Begins listing, polling or watching. Never throws for I/O: failures go to health and the logger. */
+  start(): void;
+  /** Stops timers, watchers and requests; resolves when nothing of it is left running. */
+  stop(): Promise<void>;
 }
