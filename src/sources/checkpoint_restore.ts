@@ -27,8 +27,13 @@ export function checkpointingChannel(
       if (update.op !== "SET") return channel.send(update);
       // sync() serialises the pods first, so the merge may change them while files are written.
       const written = checkpoints.sync(update.pods);
-      await channel.send(update);
-      await written;
+      try {
+        await channel.send(update);
+      } finally {
+        // Even when the send fails: a write left unawaited would, if it failed, be an unhandled
+        // rejection, which ends the process.
+        await written;
+      }
     },
   };
 }
