@@ -34,7 +34,13 @@ export class ApiClient {
       // Refreshes exec/OIDC/service-account tokens per request and builds the TLS agent.
       await this.kubeConfig.applyToHTTPSOptions(options);
     } catch (err) {
-      throw new ApiSourceError("fetch", `credentials or TLS setup failed: ${errorMessage(err)}`);
+      // A credential plugin's output that is not JSON fails JSON.parse, whose message quotes
+      // that output: the token.
+      const detail =
+        err instanceof SyntaxError
+          ? "the credential plugin's output is not JSON (not shown)"
+          : errorMessage(err);
+      throw new ApiSourceError("fetch", `credentials or TLS setup failed: ${detail}`);
     }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {

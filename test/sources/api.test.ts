@@ -1,6 +1,6 @@
 // The api source against a loopback API server speaking the real list/watch protocol.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
@@ -270,6 +270,51 @@ test("a refused request (401) is a status error, pushes nothing and never logs t
     logger.lines.some((line) => line.level === "warn" && JSON.stringify(line).includes("401")),
   );
   assert.ok(!logger.text().includes("wrong-"), "the wrong token leaked");
+});
+
+test("a credential plugin printing a bare token: a fetch error that does not quote it", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "api-source-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const kubeconfig = join(dir, "kubeconfig");
+  const plugin = ["-e", "process.stdout.write('raw-s3cr3t-token')"];
+  await writeFile(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      // Never contacted: the credentials fail first.
+      clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:9" } }],
+      users: [
+        {
+          name: "u",
+          user: {
+            exec: {
+              apiVersion: "client.authentication.k8s.io/v1",
+              command: process.execPath,
+              args: plugin,
+              interactiveMode: "Never",
+            },
+          },
+        },
+      ],
+      contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+      "current-context": "x",
+    }),
+  );
+  const logger = new RecordingLogger();
+  const source = new ApiSource({
+    kubeConfig: await loadKubeConfig({ kubeconfig }),
+    nodeName: "node-a",
+    channel: new UpdateRecorder(),
+    logger,
+    backoff: { initialMs: 60_000 }, // one attempt: stop() ends the wait
+  });
+  t.after(() => source.stop());
+  source.start();
+  await waitFor(() => source.health.lastError !== null, "the failed list");
+  assert.equal(source.health.lastError?.reason, "fetch");
+  assert.match(source.health.lastError?.message ?? "", /credential plugin's output is not JSON/);
+  assert.doesNotMatch(JSON.stringify(source.health.lastError) + logger.text(), /s3cr3t/);
 });
 
 test("stop() ends the watch and resolves with nothing left running", async (t) => {
