@@ -1,5 +1,5 @@
 // bench/scrape: what telemetry costs.
-// 1. /metrics: median render latency and payload size, three sources (file, http, api) with
+// 1. /metrics: median render and HTTP GET latency and payload size, three sources (file, http, api) with
 //    every dispatched op seen, in each exposition the exporter can serve.
 // 2. The cost the instrumentation adds to merge + dispatch of 10,000 updates: the bare core,
 //    vs metrics on + tracing with no SDK (the API's no-op global; target <= 5 %), vs an
@@ -9,12 +9,16 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { type Tracer, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { silentLogger } from "../src/core/deps.js";
 import { PodConfig } from "../src/core/pod_config.js";
-import { readiness } from "../src/core/readiness.js";
+import { type Readiness, readiness } from "../src/core/readiness.js";
 import { ReferenceSyncHandler } from "../src/core/reference_handler.js";
 import { SourcesReady } from "../src/core/sources_ready.js";
 import { SyncLoop } from "../src/core/sync_loop.js";
 import type { Pod, PodUpdate, SourceChannel } from "../src/core/types.js";
+import { createRoutes } from "../src/server/routes.js";
+import { listen, type RunningServer } from "../src/server/server.js";
+import { sourcesStatus } from "../src/server/state.js";
 import { SourceHealth } from "../src/sources/health.js";
 import { createMetrics, type PodConfigMetrics } from "../src/telemetry/metrics.js";
 import { startTracing, type Tracing } from "../src/telemetry/tracing.js";
@@ -53,6 +57,7 @@ interface Pipeline {
   syncLoop: SyncLoop;
   metrics: PodConfigMetrics | undefined;
   health: SourceHealth[];
+  readiness: () => Readiness;
 }
 
 /** The core wired as main wires it, with or without the telemetry around it. */
@@ -63,9 +68,10 @@ function pipeline(instrumentation: Instrumentation): Pipeline {
   const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen));
   const handler = new ReferenceSyncHandler(sourcesReady);
   const health = sources.map((source) => new SourceHealth(source, { now: () => Date.now() }));
+  const state = (): Readiness => readiness({ podConfig, sourcesReady, syncLoop, handler });
   const metrics: PodConfigMetrics | undefined = instrumentation.metrics
     ? createMetrics({
-        readiness: () => readiness({ podConfig, sourcesReady, syncLoop, handler }),
+        readiness: state,
         sourceHealth: () => health,
         startTime: Date.now(),
         exemplars: instrumentation.exemplars ?? false,
@@ -81,7 +87,7 @@ function pipeline(instrumentation: Instrumentation): Pipeline {
     tracer,
     onDispatch: metrics?.observeDispatch,
   });
-  return { podConfig, channels, syncLoop, metrics, health };
+  return { podConfig, channels, syncLoop, metrics, health, readiness: state };
 }
 
 /** Sends `updates` in order, as sources do, and waits until the sync loop dispatched them all. */
@@ -135,23 +141,56 @@ async function driveEveryOp(p: Pipeline): Promise<void> {
   await running;
 }
 
+/** The exporter's real routes on loopback, serving this pipeline's metrics and state. */
+function serve(p: Pipeline, metrics: PodConfigMetrics): Promise<RunningServer> {
+  const startTime = Date.now();
+  const routes = createRoutes({
+    telemetryPath: "/metrics",
+    metrics,
+    status: () =>
+      sourcesStatus({
+        readiness: p.readiness(),
+        health: p.health,
+        nodeName: "bench",
+        startTime,
+        now: Date.now(),
+      }),
+    page: { version: "bench", revision: "bench" },
+    logger: silentLogger,
+  });
+  return listen({ host: "127.0.0.1", port: 0 }, routes);
+}
+
 async function scrapeCost(
   label: string,
   instrumentation: Instrumentation,
-): Promise<{ label: string; ms: number; bytes: number; series: number }> {
+): Promise<{ label: string; renderMs: number; httpMs: number; bytes: number; series: number }> {
   const p = pipeline(instrumentation);
   await driveEveryOp(p);
   const metrics = p.metrics as PodConfigMetrics;
+  const server = await serve(p, metrics);
+  const scrape = async (): Promise<string> => (await fetch(`${server.url}/metrics`)).text();
   let text = "";
-  for (let i = 0; i < 20; i++) text = await metrics.render(); // warm-up
-  const times: number[] = [];
+  for (let i = 0; i < 20; i++) text = (await metrics.render()) + (await scrape()); // warm-up
+  const render: number[] = [];
+  const http: number[] = [];
   for (let i = 0; i < renders; i++) {
-    const start = process.hrtime.bigint();
+    let start = process.hrtime.bigint();
     text = await metrics.render();
-    times.push(elapsedMs(start));
+    render.push(elapsedMs(start));
+    start = process.hrtime.bigint();
+    await scrape();
+    http.push(elapsedMs(start));
   }
+  await server.close();
   const series = text.split("\n").filter((line) => line !== "" && !line.startsWith("#")).length;
-  return { label, ms: median(times), bytes: Buffer.byteLength(text), series };
+  return {
+    label,
+    renderMs: median(render),
+    httpMs: median(http),
+    bytes: Buffer.byteLength(text),
+    series,
+  };
 }
 
 interface Variant {
@@ -258,13 +297,13 @@ console.log(
 console.log(
   "/metrics render, 3 sources, every op dispatched (ADD UPDATE RECONCILE DELETE REMOVE RESTORE)\n",
 );
-console.log("| exposition | median render | payload | samples |");
-console.log("|---|---:|---:|---:|");
+console.log("| exposition | median render | median GET /metrics (loopback) | payload | samples |");
+console.log("|---|---:|---:|---:|---:|");
 const tracingForExemplars = startTracing({
   env: {},
   spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
 });
-for (const { label, ms, bytes, series } of [
+for (const { label, renderMs, httpMs, bytes, series } of [
   await scrapeCost("text 0.0.4, --web.disable-exporter-metrics", { metrics: true }),
   await scrapeCost("text 0.0.4, with exporter metrics (default)", {
     metrics: true,
@@ -277,7 +316,9 @@ for (const { label, ms, bytes, series } of [
     tracer: tracingForExemplars.tracer,
   }),
 ]) {
-  console.log(`| ${label} | ${ms.toFixed(3)} ms | ${(bytes / 1024).toFixed(1)} KiB | ${series} |`);
+  console.log(
+    `| ${label} | ${renderMs.toFixed(3)} ms | ${httpMs.toFixed(3)} ms | ${(bytes / 1024).toFixed(1)} KiB | ${series} |`,
+  );
 }
 await tracingForExemplars.shutdown();
 
