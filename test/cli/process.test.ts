@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { describe, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { eventually } from "../server/helpers.js";
 import { withoutPackages } from "../support/blocked_packages.js";
@@ -58,6 +58,20 @@ function listeningURL(child: Started): Promise<string> {
     "the Listening log line",
     60_000,
   );
+}
+
+/** Waits until the started command answers /readyz with 200; `exited` resolves when it exits. */
+async function untilReady(t: TestContext, child: Started): Promise<{ exited: Promise<unknown[]> }> {
+  const exited = once(child, "close");
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  const url = await listeningURL(child);
+  await eventually(
+    async () => ((await fetch(`${url}readyz`)).status === 200 ? true : undefined),
+    "ready",
+  );
+  return { exited };
 }
 
 async function run(
@@ -130,16 +144,7 @@ describe("podconfig-exporter command", () => {
         OTEL_BSP_SCHEDULE_DELAY: "600000",
       }),
     );
-    const exited = once(child, "close");
-    t.after(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    });
-
-    const url = await listeningURL(child);
-    await eventually(
-      async () => ((await fetch(`${url}readyz`)).status === 200 ? true : undefined),
-      "ready",
-    );
+    const { exited } = await untilReady(t, child);
     assert.equal(received.length, 0, "no span exported before the shutdown");
 
     child.kill("SIGTERM");
@@ -185,15 +190,7 @@ describe("podconfig-exporter command", () => {
         "@opentelemetry/exporter-trace-otlp-http",
       ]),
     );
-    const exited = once(child, "close");
-    t.after(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    });
-    const url = await listeningURL(child);
-    await eventually(
-      async () => ((await fetch(`${url}readyz`)).status === 200 ? true : undefined),
-      "ready",
-    );
+    const { exited } = await untilReady(t, child);
     child.kill("SIGTERM");
     const [code] = (await exited) as [number | null];
     assert.equal(code, 0, child.output.stderr);
