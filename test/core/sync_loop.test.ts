@@ -1,7 +1,7 @@
 // The sync loop: dispatch table, addSource only after the handler, never for RESTORE,
 // housekeeping gated on allReady(), and a clean stop.
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { describe, type TestContext, test } from "node:test";
 import type { Logger } from "../../src/core/deps.js";
 import { PodConfig } from "../../src/core/pod_config.js";
 import { ReferenceSyncHandler } from "../../src/core/reference_handler.js";
@@ -40,6 +40,16 @@ function recordingLogger(): Logger & { lines: string[] } {
 
 async function* fromArray(updates: PodUpdate[]): AsyncGenerator<PodUpdate> {
   yield* updates;
+}
+
+/**
+ * Runs the loop until the test ends: a failing assertion still stops it (and its housekeeping
+ * ticker), so a broken test fails instead of keeping the test process alive forever.
+ */
+function runLoop(t: TestContext, loop: SyncLoop): Promise<void> {
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  return loop.run(controller.signal);
 }
 
 async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
@@ -168,12 +178,12 @@ describe("SyncLoop dispatch", () => {
 });
 
 describe("SyncLoop with PodConfig", () => {
-  test("RESTORE never marks a source; the api SET afterwards does", async () => {
+  test("RESTORE never marks a source; the api SET afterwards does", async (t) => {
     const config = new PodConfig();
     const sourcesReady = new SourcesReady((seen) => config.seenAllSources(seen));
     const handler = new ReferenceSyncHandler(sourcesReady);
     const loop = new SyncLoop({ updates: config.updates(), handler, sourcesReady });
-    const running = loop.run();
+    const running = runLoop(t, loop);
     const api = config.channel("api");
     await api.send({ op: "RESTORE", source: "api", pods: [pod] });
     await until(() => loop.dispatched.forSource("api").get("RESTORE") === 1, "RESTORE dispatched");
@@ -185,7 +195,7 @@ describe("SyncLoop with PodConfig", () => {
     await running;
   });
 
-  test("housekeeping is skipped until every source is stored and seen, then runs", async () => {
+  test("housekeeping is skipped until every source is stored and seen, then runs", async (t) => {
     const config = new PodConfig();
     const sourcesReady = new SourcesReady((seen) => config.seenAllSources(seen));
     const handler = new RecordingHandler();
@@ -199,7 +209,7 @@ describe("SyncLoop with PodConfig", () => {
     });
     const file = config.channel("file");
     const http = config.channel("http");
-    const running = loop.run();
+    const running = runLoop(t, loop);
     await file.send({ op: "SET", source: "file", pods: [pod] });
     // http only ADDs: seen by the loop, never stored
     await http.send({ op: "ADD", source: "http", pods: [] });
@@ -214,7 +224,7 @@ describe("SyncLoop with PodConfig", () => {
     await running;
   });
 
-  test("removed pods are not killed while not ready; the first housekeeping after ready kills them", async () => {
+  test("removed pods are not killed while not ready; the first housekeeping after ready kills them", async (t) => {
     const config = new PodConfig();
     const sourcesReady = new SourcesReady((seen) => config.seenAllSources(seen));
     const handler = new ReferenceSyncHandler(sourcesReady);
@@ -226,7 +236,7 @@ describe("SyncLoop with PodConfig", () => {
     });
     const file = config.channel("file");
     const http = config.channel("http");
-    const running = loop.run();
+    const running = runLoop(t, loop);
     await file.send({ op: "SET", source: "file", pods: [pod] });
     await file.send({ op: "SET", source: "file", pods: [] });
     await until(() => loop.dispatched.forSource("file").get("REMOVE") === 1, "the REMOVE");
