@@ -9,9 +9,9 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { type Tracer, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { silentLogger } from "../src/core/deps.js";
+import { silentLogger, systemClock } from "../src/core/deps.js";
 import { PodConfig } from "../src/core/pod_config.js";
-import { type Readiness, readiness } from "../src/core/readiness.js";
+import { type Readiness, type ReadinessParts, readiness } from "../src/core/readiness.js";
 import { ReferenceSyncHandler } from "../src/core/reference_handler.js";
 import { SourcesReady } from "../src/core/sources_ready.js";
 import { SyncLoop } from "../src/core/sync_loop.js";
@@ -20,7 +20,8 @@ import { createRoutes } from "../src/server/routes.js";
 import { listen, type RunningServer } from "../src/server/server.js";
 import { sourcesStatus } from "../src/server/state.js";
 import { SourceHealth } from "../src/sources/health.js";
-import { createMetrics, type PodConfigMetrics } from "../src/telemetry/metrics.js";
+import type { PodConfigMetrics } from "../src/telemetry/metrics.js";
+import { createObservedCore } from "../src/telemetry/observed_core.js";
 import { startTracing, type Tracing } from "../src/telemetry/tracing.js";
 import { benchPod } from "./pods.js";
 
@@ -60,34 +61,37 @@ interface Pipeline {
   readiness: () => Readiness;
 }
 
-/** The core wired as main wires it, with or without the telemetry around it. */
+/**
+ * With metrics: the core exactly as the exporter builds it (createObservedCore). Without: the
+ * bare core, the baseline of the overhead figures.
+ */
 function pipeline(instrumentation: Instrumentation): Pipeline {
   const { tracer } = instrumentation;
-  const podConfig = new PodConfig({ tracer });
+  const health = sources.map((source) => new SourceHealth(source, systemClock));
+  const parts = instrumentation.metrics
+    ? createObservedCore({
+        clock: systemClock,
+        tracer,
+        metrics: {
+          sourceHealth: () => health,
+          exemplars: instrumentation.exemplars ?? false,
+          exporterMetrics: instrumentation.exporterMetrics ?? false,
+          build: { version: "bench", revision: "bench" },
+        },
+      })
+    : bareCore();
+  const { podConfig } = parts;
   const channels = new Map(sources.map((source) => [source, podConfig.channel(source)]));
+  return { ...parts, channels, health };
+}
+
+function bareCore(): ReadinessParts & { metrics: undefined; readiness: () => Readiness } {
+  const podConfig = new PodConfig();
   const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen));
   const handler = new ReferenceSyncHandler(sourcesReady);
-  const health = sources.map((source) => new SourceHealth(source, { now: () => Date.now() }));
-  const state = (): Readiness => readiness({ podConfig, sourcesReady, syncLoop, handler });
-  const metrics: PodConfigMetrics | undefined = instrumentation.metrics
-    ? createMetrics({
-        readiness: state,
-        sourceHealth: () => health,
-        startTime: Date.now(),
-        exemplars: instrumentation.exemplars ?? false,
-        exporterMetrics: instrumentation.exporterMetrics ?? false,
-        build: { version: "bench", revision: "bench" },
-        queueLength: () => podConfig.queueLength,
-      })
-    : undefined;
-  const syncLoop: SyncLoop = new SyncLoop({
-    updates: podConfig.updates(),
-    handler,
-    sourcesReady,
-    tracer,
-    onDispatch: metrics?.observeDispatch,
-  });
-  return { podConfig, channels, syncLoop, metrics, health, readiness: state };
+  const syncLoop = new SyncLoop({ updates: podConfig.updates(), handler, sourcesReady });
+  const parts = { podConfig, sourcesReady, handler, syncLoop };
+  return { ...parts, metrics: undefined, readiness: () => readiness(parts) };
 }
 
 /** Sends `updates` in order, as sources do, and waits until the sync loop dispatched them all. */
