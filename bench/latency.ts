@@ -11,7 +11,7 @@ import { ReferenceSyncHandler } from "../src/core/reference_handler.js";
 import { SourcesReady } from "../src/core/sources_ready.js";
 import { SyncLoop } from "../src/core/sync_loop.js";
 import type { Pod } from "../src/core/types.js";
-import { FileSource } from "../src/sources/file.js";
+import { FileSource } from "../src/sources/file/file.js";
 
 const writes = Number(process.env.BENCH_WRITES ?? 200);
 const neighbours = 20;

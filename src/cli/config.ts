@@ -4,17 +4,17 @@
 import { hostname } from "node:os";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
+import { loadKubeConfig } from "../sources/api/kubeconfig.js";
 import { DurationError, parseDuration } from "../sources/duration.js";
-import { DefaultFileCheckFrequencyMs } from "../sources/file.js";
-import { HeaderError, type HeaderMap, parseManifestURLHeaders } from "../sources/headers.js";
-import { DefaultHTTPCheckFrequencyMs } from "../sources/http.js";
-import { loadKubeConfig } from "../sources/kubeconfig.js";
+import { DefaultFileCheckFrequencyMs } from "../sources/file/file.js";
+import { HeaderError, type HeaderMap, parseManifestURLHeaders } from "../sources/http/headers.js";
+import { DefaultHTTPCheckFrequencyMs } from "../sources/http/http.js";
+import { ManifestURLError, parseManifestURL } from "../sources/http/manifest_url.js";
 import {
   KubeletConfigError,
   type KubeletConfigSources,
   readKubeletConfig,
 } from "../sources/kubelet_config.js";
-import { ManifestURLError, parseManifestURL } from "../sources/manifest_url.js";
 import {
   envName,
   type FlagValue,

@@ -3,16 +3,16 @@
 // exports the source names FileSource and HTTPSource ("file", "http") as the core's contract.
 // Importing it loads no Kubernetes client: ApiSource's KubeConfig comes from loadKubeConfig,
 // which imports @kubernetes/client-node on first call.
-export { ApiSource, type ApiSourceOptions } from "./api.js";
-export type { BackoffOptions } from "./api_backoff.js";
-export { DefaultFileCheckFrequencyMs, FileSource, type FileSourceOptions } from "./file.js";
-export type { HeaderMap } from "./headers.js";
+export { ApiSource, type ApiSourceOptions } from "./api/api.js";
+export type { BackoffOptions } from "./api/backoff.js";
+export { type KubeConfigSource, loadKubeConfig } from "./api/kubeconfig.js";
+export { DefaultFileCheckFrequencyMs, FileSource, type FileSourceOptions } from "./file/file.js";
 export {
   type SourceError,
   type SourceErrorReason,
   SourceErrorReasons,
   SourceHealth,
 } from "./health.js";
-export { DefaultHTTPCheckFrequencyMs, HTTPSource, type HTTPSourceOptions } from "./http.js";
-export { type KubeConfigSource, loadKubeConfig } from "./kubeconfig.js";
+export type { HeaderMap } from "./http/headers.js";
+export { DefaultHTTPCheckFrequencyMs, HTTPSource, type HTTPSourceOptions } from "./http/http.js";
 export type { PodSource } from "./source.js";

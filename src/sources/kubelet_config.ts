@@ -2,11 +2,11 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { DurationError, parseDuration } from "./duration.js";
 import { errorMessage } from "./error_message.js";
-import { HeaderError, type HeaderMap, validateHeaders } from "./headers.js";
+import { HeaderError, type HeaderMap, validateHeaders } from "./http/headers.js";
 import { isObject, type JsonObject } from "./json_object.js";
-import { ManifestError } from "./manifest_error.js";
-import { parseYamlOrJson } from "./manifest_parse.js";
-import { readManifestFile } from "./manifest_read.js";
+import { ManifestError } from "./manifest/error.js";
+import { parseYamlOrJson } from "./manifest/parse.js";
+import { readManifestFile } from "./manifest/read.js";
 
 const KubeletConfigurationKind = "KubeletConfiguration";
 const KubeletConfigurationAPIVersion = "kubelet.config.k8s.io/v1beta1";

@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import type { LogFields, Logger } from "../../src/core/deps.js";
 import { systemClock } from "../../src/core/deps.js";
 import type { SourcesStatus } from "../../src/server/state.js";
-import { PodCheckpointManager } from "../../src/sources/checkpoint.js";
+import { PodCheckpointManager } from "../../src/sources/checkpoint/checkpoint.js";
 import { SourceHealth } from "../../src/sources/health.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { createValidPod } from "../support/pods.js";

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { type TestContext, test } from "node:test";
 import type { Clock } from "../../src/core/deps.js";
 import type { Pod } from "../../src/core/types.js";
-import { ApiSource } from "../../src/sources/api.js";
-import { loadKubeConfig } from "../../src/sources/kubeconfig.js";
+import { ApiSource } from "../../src/sources/api/api.js";
+import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { FakeApiserver, type FakeApiserverOptions } from "../support/fake_apiserver.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Backoff } from "../../src/sources/api_backoff.js";
+import { Backoff } from "../../src/sources/api/backoff.js";
 
 test("the delay doubles from the initial value up to the cap, and a reset starts over", () => {
   const backoff = new Backoff({ initialMs: 100, maxMs: 500, jitter: 0 });

@@ -1,8 +1,8 @@
 // What the api source accepts from the wire, and how it classifies what it refuses.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodePodList, decodeStatus, decodeWatchEvent } from "../../src/sources/api_decode.js";
-import { ApiSourceError } from "../../src/sources/api_error.js";
+import { decodePodList, decodeStatus, decodeWatchEvent } from "../../src/sources/api/decode.js";
+import { ApiSourceError } from "../../src/sources/api/error.js";
 
 const podJson = {
   kind: "Pod",

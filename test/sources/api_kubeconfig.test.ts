@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
-import { loadKubeConfig } from "../../src/sources/kubeconfig.js";
+import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 
 async function tempDir(t: TestContext): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "kubeconfig-"));

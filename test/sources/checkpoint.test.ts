@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { type TestContext, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
 import type { Pod } from "../../src/core/types.js";
-import { ApiSource } from "../../src/sources/api.js";
-import { PodCheckpointManager } from "../../src/sources/checkpoint.js";
-import { checkpointingChannel, restoreCheckpoints } from "../../src/sources/checkpoint_restore.js";
+import { ApiSource } from "../../src/sources/api/api.js";
+import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
+import { PodCheckpointManager } from "../../src/sources/checkpoint/checkpoint.js";
+import { checkpointingChannel, restoreCheckpoints } from "../../src/sources/checkpoint/restore.js";
 import { SourceHealth } from "../../src/sources/health.js";
-import { loadKubeConfig } from "../../src/sources/kubeconfig.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
-import { FileSource, type FileSourceOptions } from "../../src/sources/file.js";
+import { FileSource, type FileSourceOptions } from "../../src/sources/file/file.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
 
 const podYaml = (name: string, image = "busybox") =>

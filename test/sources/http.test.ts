@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
-import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http.js";
-import { MaxManifestBytes } from "../../src/sources/manifest_read.js";
+import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.js";
+import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
 
 const fixture = (name: string) =>

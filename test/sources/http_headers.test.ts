@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { HeaderError, parseManifestURLHeaders, toFetchHeaders } from "../../src/sources/headers.js";
+import {
+  HeaderError,
+  parseManifestURLHeaders,
+  toFetchHeaders,
+} from "../../src/sources/http/headers.js";
 
 describe("--manifest-url-header parsing", () => {
   test("pairs, comma separated and repeatable; spaces trimmed; repeated names accumulate", () => {

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ConfigHashAnnotationKey } from "../../src/core/types.js";
-import type { StaticPodOrigin } from "../../src/sources/defaults.js";
-import { decodeStaticPod, decodeStaticPods } from "../../src/sources/manifest.js";
-import { ManifestError } from "../../src/sources/manifest_error.js";
-import { MaxManifestBytes, readManifestFile } from "../../src/sources/manifest_read.js";
+import { decodeStaticPod, decodeStaticPods } from "../../src/sources/manifest/decode.js";
+import type { StaticPodOrigin } from "../../src/sources/manifest/defaults.js";
+import { ManifestError } from "../../src/sources/manifest/error.js";
+import { MaxManifestBytes, readManifestFile } from "../../src/sources/manifest/read.js";
 
 const fixtures = new URL("../fixtures/manifests/", import.meta.url);
 const fixture = (name: string) => readFile(new URL(name, fixtures));

@@ -1,6 +1,6 @@
 // A failure talking to the API server, already classified for SourceHealth and for what the
 // reflector does next.
-import type { SourceErrorReason } from "./health.js";
+import type { SourceErrorReason } from "../health.js";
 
 export class ApiSourceError extends Error {
   constructor(

@@ -1,8 +1,8 @@
 // Size-capped reads of manifest bytes, from a file or a response body (the kubelet's
 // utilio.ReadAtMost with maxConfigLength).
 import { createReadStream } from "node:fs";
-import { errorMessage } from "./error_message.js";
-import { ManifestError } from "./manifest_error.js";
+import { errorMessage } from "../error_message.js";
+import { ManifestError } from "./error.js";
 
 /** The kubelet's maxConfigLength: 10 MiB. */
 export const MaxManifestBytes = 10 * 1024 * 1024;

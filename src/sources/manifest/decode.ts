@@ -1,12 +1,12 @@
 // Static pod manifest decoding: the kubelet's tryDecodeSinglePod / tryDecodePodList
 // (pkg/kubelet/config/common.go): parse, check the type, apply the static pod defaults, validate.
-import type { Pod } from "../core/types.js";
+import type { Pod } from "../../core/types.js";
+import { errorMessage } from "../error_message.js";
+import { isObject, type JsonObject } from "../json_object.js";
 import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
-import { errorMessage } from "./error_message.js";
-import { isObject, type JsonObject } from "./json_object.js";
-import { ManifestError } from "./manifest_error.js";
-import { parseYamlOrJson } from "./manifest_parse.js";
-import { validatePod } from "./manifest_validation.js";
+import { ManifestError } from "./error.js";
+import { parseYamlOrJson } from "./parse.js";
+import { validatePod } from "./validation.js";
 
 function decodeError(origin: StaticPodOrigin, detail: string): ManifestError {
   return new ManifestError("decode", origin.display ?? origin.location, detail);

@@ -4,17 +4,17 @@
 // Nothing here is fatal: every failure is logged and counted as health `checkpoint`.
 import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { type Logger, silentLogger } from "../core/deps.js";
-import type { Pod } from "../core/types.js";
+import { type Logger, silentLogger } from "../../core/deps.js";
+import type { Pod } from "../../core/types.js";
+import { errorMessage } from "../error_message.js";
+import type { SourceHealth } from "../health.js";
 import {
   checkpointFileName,
   decodeCheckpoint,
   encodeCheckpoint,
   uidOfCheckpointFile,
-} from "./checkpoint_format.js";
-import { isTempFile, syncDir, writeFileAtomic } from "./checkpoint_fs.js";
-import { errorMessage } from "./error_message.js";
-import type { SourceHealth } from "./health.js";
+} from "./format.js";
+import { isTempFile, syncDir, writeFileAtomic } from "./fs.js";
 
 export interface PodCheckpointOptions {
   dir: string;

@@ -1,5 +1,5 @@
 // The one error type of manifest reading and decoding, for files and URLs alike.
-import type { SourceErrorReason } from "./health.js";
+import type { SourceErrorReason } from "../health.js";
 
 /** `read`: the bytes could not be read (missing, permission, over the size cap); `decode`: bad manifest. */
 export type ManifestErrorReason = Extract<SourceErrorReason, "read" | "decode">;

@@ -4,15 +4,15 @@
 // the source ready); an unreachable API server pushes nothing, so the source stays unready.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { type Clock, type Logger, silentLogger, systemClock } from "../core/deps.js";
-import { ApiserverSource, type Pod, type SourceChannel } from "../core/types.js";
-import { Backoff, type BackoffOptions } from "./api_backoff.js";
-import { ApiClient, readBody, readLines } from "./api_client.js";
-import { decodePodList, decodeStatus, decodeWatchEvent } from "./api_decode.js";
-import { ApiSourceError } from "./api_error.js";
-import { errorMessage } from "./error_message.js";
-import { SourceHealth } from "./health.js";
-import type { PodSource } from "./source.js";
+import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
+import { ApiserverSource, type Pod, type SourceChannel } from "../../core/types.js";
+import { errorMessage } from "../error_message.js";
+import { SourceHealth } from "../health.js";
+import type { PodSource } from "../source.js";
+import { Backoff, type BackoffOptions } from "./backoff.js";
+import { ApiClient, readBody, readLines } from "./client.js";
+import { decodePodList, decodeStatus, decodeWatchEvent } from "./decode.js";
+import { ApiSourceError } from "./error.js";
 
 export interface ApiSourceOptions {
   kubeConfig: KubeConfig;

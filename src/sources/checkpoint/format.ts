@@ -2,7 +2,7 @@
 // keyed `Pod_<uid>` too) holding the pod and a checksum of it, so a torn or edited file is
 // recognised and skipped rather than restored as a wrong pod.
 import { createHash } from "node:crypto";
-import type { Pod } from "../core/types.js";
+import type { Pod } from "../../core/types.js";
 
 const prefix = "Pod_";
 const suffix = ".json";

@@ -1,17 +1,17 @@
 // The `http` source: static pods from a manifest URL (pkg/kubelet/config/http.go), polled.
 // Sends SET snapshots only, and nothing at all when the URL cannot be read: the source then
 // never becomes ready (kubernetes issue #15122).
-import { type Clock, type Logger, silentLogger, systemClock } from "../core/deps.js";
-import { HTTPSource as HTTPSourceName, type Pod, type SourceChannel } from "../core/types.js";
-import { errorMessage } from "./error_message.js";
+import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
+import { HTTPSource as HTTPSourceName, type Pod, type SourceChannel } from "../../core/types.js";
+import { errorMessage } from "../error_message.js";
+import { type SourceErrorReason, SourceHealth } from "../health.js";
+import { decodeStaticPods } from "../manifest/decode.js";
+import { ManifestError } from "../manifest/error.js";
+import { MaxManifestBytes, readAtMost, TooLargeError } from "../manifest/read.js";
+import { SerialRunner } from "../serial.js";
+import type { PodSource } from "../source.js";
 import { type HeaderMap, toFetchHeaders, validateHeaders } from "./headers.js";
-import { type SourceErrorReason, SourceHealth } from "./health.js";
-import { decodeStaticPods } from "./manifest.js";
-import { ManifestError } from "./manifest_error.js";
-import { MaxManifestBytes, readAtMost, TooLargeError } from "./manifest_read.js";
 import { parseManifestURL } from "./manifest_url.js";
-import { SerialRunner } from "./serial.js";
-import type { PodSource } from "./source.js";
 
 /** The kubelet's default --http-check-frequency. */
 export const DefaultHTTPCheckFrequencyMs = 20_000;

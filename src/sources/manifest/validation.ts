@@ -1,7 +1,7 @@
 // The part of the apiserver's ValidatePod that a static pod manifest can get wrong in practice,
 // with the kubelet's field-error wording ("spec.containers[0].name: Required value").
-import type { Pod } from "../core/types.js";
-import { isObject } from "./json_object.js";
+import type { Pod } from "../../core/types.js";
+import { isObject } from "../json_object.js";
 
 const dns1123LabelPattern = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const dns1123Label = new RegExp(`^${dns1123LabelPattern}$`);

@@ -1,9 +1,9 @@
 // Decoding what the API server sends for pods: a PodList, watch events, and Status errors.
 // Pods leave here without kind/apiVersion: list items never carry them and watch objects
 // always do, and client-go's typed decoding drops them too, so the kubelet never sees them.
-import type { Pod } from "../core/types.js";
-import { ApiSourceError } from "./api_error.js";
-import { isObject, type JsonObject } from "./json_object.js";
+import type { Pod } from "../../core/types.js";
+import { isObject, type JsonObject } from "../json_object.js";
+import { ApiSourceError } from "./error.js";
 
 export interface PodList {
   resourceVersion: string;

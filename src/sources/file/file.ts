@@ -3,15 +3,15 @@
 import { type FSWatcher, type Stats, watch } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { type Clock, type Logger, silentLogger, systemClock } from "../core/deps.js";
-import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../core/types.js";
-import { errorMessage } from "./error_message.js";
-import { type SourceErrorReason, SourceHealth } from "./health.js";
-import { decodeStaticPod } from "./manifest.js";
-import { ManifestError } from "./manifest_error.js";
-import { readManifestFile } from "./manifest_read.js";
-import { SerialRunner } from "./serial.js";
-import type { PodSource } from "./source.js";
+import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
+import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../../core/types.js";
+import { errorMessage } from "../error_message.js";
+import { type SourceErrorReason, SourceHealth } from "../health.js";
+import { decodeStaticPod } from "../manifest/decode.js";
+import { ManifestError } from "../manifest/error.js";
+import { readManifestFile } from "../manifest/read.js";
+import { SerialRunner } from "../serial.js";
+import type { PodSource } from "../source.js";
 
 /** The kubelet's default --file-check-frequency. */
 export const DefaultFileCheckFrequencyMs = 20_000;

@@ -2,7 +2,7 @@
 //   await restoreCheckpoints(checkpoints, podConfig.channel("api"));   // RESTORE, once
 //   new ApiSource({ channel: checkpointingChannel(podConfig.channel("api"), checkpoints), ... }).start();
 // The restore must come first, or the checkpoint would override the source of truth.
-import { ApiserverSource, type SourceChannel } from "../core/types.js";
+import { ApiserverSource, type SourceChannel } from "../../core/types.js";
 import type { PodCheckpointManager } from "./checkpoint.js";
 
 /**

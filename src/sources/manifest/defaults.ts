@@ -1,6 +1,6 @@
 // The kubelet's applyDefaults (pkg/kubelet/config/common.go) for static pods from a file or URL.
 import { createHash } from "node:crypto";
-import { ConfigHashAnnotationKey, type Pod } from "../core/types.js";
+import { ConfigHashAnnotationKey, type Pod } from "../../core/types.js";
 
 /** Where a static pod came from: it decides the UID hash, the toleration and the messages. */
 export interface StaticPodOrigin {

@@ -6,8 +6,8 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { StringDecoder } from "node:string_decoder";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { ApiSourceError } from "./api_error.js";
-import { errorMessage } from "./error_message.js";
+import { errorMessage } from "../error_message.js";
+import { ApiSourceError } from "./error.js";
 
 const userAgent = "podconfig-exporter";
 
