@@ -105,15 +105,21 @@ describe("http source", () => {
     assert.equal(s.health.lastSuccessAt, null);
   });
 
-  test("200 with an empty body is an empty SET", async () => {
+  test("200 with an empty body is an empty SET, and a failure as in the kubelet", async () => {
     serve(200, "");
     const s = create();
     await s.syncOnce();
     assert.deepEqual(recorder.updates, [{ op: "SET", source: "http", pods: [] }]);
-    assert.notEqual(s.health.lastSuccessAt, null);
+    assert.equal(s.health.errors.get("decode"), 1);
+    assert.match(s.health.lastError?.message ?? "", /zero-length data received from http:/);
+    assert.equal(s.health.lastSuccessAt, null);
+    assert.deepEqual(
+      logger.lines.filter((l) => /Failed to read pods/.test(l.message)).map((l) => l.level),
+      ["warn"],
+    );
   });
 
-  test("a byte-identical body sends nothing; a changed one does; the first again does", async () => {
+  test("a byte-identical body sends nothing and is a success; a changed one is sent", async () => {
     serve(200, podJson("a"));
     const s = create();
     await s.syncOnce();
@@ -123,24 +129,46 @@ describe("http source", () => {
     serve(200, podJson("b"));
     await s.syncOnce();
     assert.deepEqual(recorder.lastNames(), ["b-node-a"]);
+    assert.equal(s.health.errors.size, 0);
+  });
+
+  test('bodies A, "", A end with the pod removed: the empty body is never remembered', async () => {
+    const s = create();
+    serve(200, podJson("a"));
+    await s.syncOnce();
     serve(200, "");
     await s.syncOnce();
-    serve(200, podJson("b"));
+    const afterEmpty = s.health.lastSuccessAt;
+    serve(200, podJson("a"));
     await s.syncOnce();
     assert.deepEqual(
       recorder.updates.map((u) => u.pods.length),
-      [1, 1, 0, 1],
-      "after an empty SET the same body is sent again",
+      [1, 0],
+      "the third poll equals the remembered A and sends nothing",
     );
+    assert.equal(s.health.errors.get("decode"), 1, "only the empty body failed");
+    assert.ok((s.health.lastSuccessAt ?? 0) > (afterEmpty ?? 0), "the third poll is a success");
+    assert.ok(logger.lines.some((l) => l.message === "Successfully read pods from URL"));
   });
 
-  test("a body that failed to decode is retried, not remembered as the last one", async () => {
+  test("the same invalid body twice: one failure, then a success that sends nothing", async () => {
     serve(200, "garbage: [");
     const s = create();
     await s.syncOnce();
+    assert.equal(s.health.errors.get("decode"), 1);
+    assert.equal(s.health.lastSuccessAt, null);
     await s.syncOnce();
-    assert.equal(s.health.errors.get("decode"), 2);
-    assert.equal(recorder.updates.length, 0);
+    assert.equal(s.health.errors.get("decode"), 1, "the remembered body is not decoded again");
+    assert.notEqual(s.health.lastSuccessAt, null);
+    assert.equal(recorder.updates.length, 0, "never stored: the source stays not ready");
+    assert.deepEqual(
+      logger.lines.filter((l) => /pods from URL/.test(l.message)).map((l) => l.message),
+      ["Failed to read pods from URL", "Successfully read pods from URL"],
+    );
+    // A different body is decoded again.
+    serve(200, podJson("a"));
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["a-node-a"]);
   });
 
   for (const status of [404, 500]) {

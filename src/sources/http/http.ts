@@ -60,7 +60,7 @@ export class HTTPSource implements PodSource {
   private readonly periodMs: number;
   private readonly timeoutMs: number;
   private readonly runner = new SerialRunner(() => this.run());
-  /** The body that produced the last SET: a byte-identical body is not sent again. */
+  /** The kubelet's s.data: the last non-empty 200 body, remembered before it was decoded. */
   private lastData: Buffer | null = null;
   private failureLogs = 0;
   private inflight: AbortController | null = null;
@@ -148,44 +148,53 @@ export class HTTPSource implements PodSource {
     }
   }
 
+  /**
+   * The kubelet's extractFromURL, step for step. The body is remembered (s.data) before it is
+   * decoded, so a body that failed once is not decoded again: the next identical poll is a
+   * success that sends nothing. An empty body sends an empty SET and is still a failure, and it
+   * returns before remembering: after A, "", A the third poll equals the remembered A and sends
+   * nothing, so the empty SET's removal of A stands.
+   */
   private async extractFromURL(): Promise<void> {
     const data = await this.fetchBody();
+    if (data.byteLength === 0) {
+      // An empty SET lets the source be marked as seen, as the kubelet does.
+      await this.send([]);
+      throw new PollError("decode", `zero-length data received from ${this.display}`);
+    }
+    // Short circuit: the data has not changed since the last time it was read.
     if (this.lastData?.equals(data)) {
-      // Short circuit: the data has not changed since the last SET.
       this.health.recordSuccess();
       return;
     }
-    let pods: Pod[] = [];
-    if (data.byteLength === 0) {
-      // An empty SET lets the source be marked as seen, as the kubelet does.
-      this.logger.info("Zero-length data received from URL", {
-        source: this.name,
-        url: this.display,
+    this.lastData = data;
+    let pods: Pod[];
+    try {
+      pods = decodeStaticPods(data, {
+        source: "http",
+        location: this.url,
+        display: this.display,
+        nodeName: this.nodeName,
       });
-    } else {
-      try {
-        pods = decodeStaticPods(data, {
-          source: "http",
-          location: this.url,
-          display: this.display,
-          nodeName: this.nodeName,
-        });
-      } catch (err) {
-        if (err instanceof ManifestError) throw new PollError(err.reason, err.message);
-        throw err;
-      }
+    } catch (err) {
+      if (err instanceof ManifestError) throw new PollError(err.reason, err.message);
+      throw err;
     }
+    if (await this.send(pods)) this.health.recordSuccess();
+  }
+
+  /** False if the channel refused the update (logged; not a failure of the URL). */
+  private async send(pods: Pod[]): Promise<boolean> {
     try {
       await this.channel.send({ op: "SET", source: HTTPSourceName, pods });
+      return true;
     } catch (err) {
       this.logger.error("Unable to send pod update", {
         source: this.name,
         error: errorMessage(err),
       });
-      return;
+      return false;
     }
-    this.lastData = data;
-    this.health.recordSuccess();
   }
 
   /** GET with the timeout covering the body too; a body over 10 MiB is cut off while streaming. */
