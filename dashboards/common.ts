@@ -1,4 +1,5 @@
-// What the two dashboards share: uids, the dashboard frame (variables datasource/job/instance,
+// What the two dashboards share: uids, the selectors from the mixin configuration, the dashboard
+// frame (variables datasource/[cluster/]job/instance,
 // time settings, the link to the other dashboard), Prometheus targets bound to $datasource,
 // and the 0/1 value mappings.
 import type * as cog from "@grafana/grafana-foundation-sdk/cog";
@@ -20,18 +21,39 @@ import {
   VariableSort,
 } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
+import type { MixinConfig } from "../mixin/config.js";
+import { list, nodeLabels } from "../mixin/promql.js";
 
 export const NODE_DASHBOARD_UID = "podconfig-node-readiness";
 export const FLEET_DASHBOARD_UID = "podconfig-fleet-readiness";
-const DASHBOARD_TAGS = ["podconfig-exporter", "kubelet"];
 
 /** Every panel and target queries the datasource the viewer picked; no `__inputs` needed. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana variable syntax, not a JS template.
 export const PROMETHEUS: DataSourceRef = { type: "prometheus", uid: "${datasource}" };
 
-/** `metric{job=~"$job", instance=~"$instance"}`: `=~` so "All" and multi-select work. */
-export function sel(metric: string): string {
-  return `${metric}{job=~"$job", instance=~"$instance"}`;
+/** How every panel selects and groups series, from the mixin's configuration. */
+export interface Scope {
+  cfg: MixinConfig;
+  /**
+   * `metric{<podconfigSelector>, [cluster=~"$cluster", ]job=~"$job", instance=~"$instance"}`:
+   * `=~` so "All" and multi-select work.
+   */
+  sel(metric: string): string;
+  /** A job-level recorded series: `metric{[cluster=~"$cluster", ]job=~"$job"[, extra]}`. */
+  jobSel(metric: string, extra?: string): string;
+  /** The labels of one node for `by (…)` / `on (…)`: `[cluster, ]job, instance`. */
+  node: string;
+}
+
+export function scope(cfg: MixinConfig): Scope {
+  const cluster = cfg.showMultiCluster ? `${cfg.clusterLabel}=~"$cluster", ` : "";
+  return {
+    cfg,
+    sel: (metric) =>
+      `${metric}{${cfg.podconfigSelector}, ${cluster}job=~"$job", instance=~"$instance"}`,
+    jobSel: (metric, extra) => `${metric}{${cluster}job=~"$job"${extra ? `, ${extra}` : ""}}`,
+    node: list(nodeLabels(cfg)),
+  };
 }
 
 export interface Query {
@@ -62,27 +84,45 @@ export function targets(queries: Query[]): cog.Builder<cog.Dataquery>[] {
 export const HEATMAP = PromQueryFormat.Heatmap;
 export const TABLE = PromQueryFormat.Table;
 
+/** A query variable over a label of the exporter's series, sorted, refreshed with the time range. */
+function labelVariable(name: string, matchers: string, sort: VariableSort): QueryVariableBuilder {
+  const query = `label_values(podconfig_start_time_seconds{${matchers}}, ${name})`;
+  return new QueryVariableBuilder(name)
+    .datasource(PROMETHEUS)
+    .query(query)
+    .definition(query)
+    .refresh(VariableRefresh.OnTimeRangeChanged)
+    .sort(sort);
+}
+
 /**
- * The `datasource`, `job` and `instance` variables. The node dashboard looks at one exporter
+ * The `datasource`, [`cluster`,] `job` and `instance` variables, each restricted to the
+ * configured selector and the variables before it. The node dashboard looks at one exporter
  * (single instance); the fleet dashboard defaults to all of them.
  */
-function variables(fleet: boolean): cog.Builder<VariableModel>[] {
-  const job = new QueryVariableBuilder("job")
+function variables(cfg: MixinConfig, fleet: boolean): cog.Builder<VariableModel>[] {
+  const cluster = labelVariable(
+    cfg.clusterLabel,
+    cfg.podconfigSelector,
+    VariableSort.AlphabeticalAsc,
+  )
+    .label("Cluster")
+    .description("Cluster (the value of the configured cluster label)");
+  const inCluster = cfg.showMultiCluster ? `, ${cfg.clusterLabel}=~"$cluster"` : "";
+  const job = labelVariable(
+    "job",
+    `${cfg.podconfigSelector}${inCluster}`,
+    VariableSort.AlphabeticalAsc,
+  )
     .label("Job")
-    .description("Prometheus job scraping podconfig-exporter")
-    .datasource(PROMETHEUS)
-    .query("label_values(podconfig_start_time_seconds, job)")
-    .definition("label_values(podconfig_start_time_seconds, job)")
-    .refresh(VariableRefresh.OnTimeRangeChanged)
-    .sort(VariableSort.AlphabeticalAsc);
-  const instance = new QueryVariableBuilder("instance")
+    .description("Prometheus job scraping podconfig-exporter");
+  const instance = labelVariable(
+    "instance",
+    `${cfg.podconfigSelector}${inCluster}, job=~"$job"`,
+    VariableSort.NaturalAsc,
+  )
     .label("Instance")
-    .description(fleet ? "Exporters (nodes) to include" : "Exporter (node) to show")
-    .datasource(PROMETHEUS)
-    .query('label_values(podconfig_start_time_seconds{job=~"$job"}, instance)')
-    .definition('label_values(podconfig_start_time_seconds{job=~"$job"}, instance)')
-    .refresh(VariableRefresh.OnTimeRangeChanged)
-    .sort(VariableSort.NaturalAsc);
+    .description(fleet ? "Exporters (nodes) to include" : "Exporter (node) to show");
   if (fleet) {
     job.multi(true).includeAll(true).allValue(".*");
     instance.multi(true).includeAll(true).allValue(".*").current({ text: "All", value: "$__all" });
@@ -92,6 +132,7 @@ function variables(fleet: boolean): cog.Builder<VariableModel>[] {
       .label("Data source")
       .description("Prometheus that scrapes podconfig-exporter")
       .type("prometheus"),
+    ...(cfg.showMultiCluster ? [cluster] : []),
     job,
     instance,
   ];
@@ -138,19 +179,20 @@ export interface DashboardSpec {
  * panels in layout order (each row spans the grid; panels flow left to right).
  */
 export function readinessDashboard(
+  cfg: MixinConfig,
   spec: DashboardSpec,
   panels: (RowBuilder | cog.Builder<Panel>)[],
 ): Dashboard {
   const d = new DashboardBuilder(spec.title)
     .uid(spec.uid)
     .description(spec.description)
-    .tags(DASHBOARD_TAGS)
+    .tags(cfg.grafanaDashboardTags)
     .editable()
     .tooltip(DashboardCursorSync.Crosshair)
     .time({ from: `now-${spec.range}`, to: "now" })
     .timezone("browser")
     .refresh(spec.refresh)
-    .variables(variables(spec.fleet))
+    .variables(variables(cfg, spec.fleet))
     .link(linkTo(spec.link.uid, spec.link.title, spec.link.tooltip));
   for (const panel of panels)
     if (panel instanceof RowBuilder) d.withRow(panel);

@@ -8,26 +8,28 @@ import {
 } from "@grafana/grafana-foundation-sdk/dashboard";
 import { PanelBuilder as HistogramBuilder } from "@grafana/grafana-foundation-sdk/histogram";
 import { PanelBuilder as TableBuilder } from "@grafana/grafana-foundation-sdk/table";
+import type { MixinConfig } from "../mixin/config.js";
 import {
   FLEET_DASHBOARD_UID,
   NODE_DASHBOARD_UID,
   readinessDashboard,
-  sel,
+  type Scope,
+  scope,
   TABLE,
 } from "./common.js";
 import { barGauge, basics, legend, stat, stateTimeline, timeSeries } from "./panels.js";
 
 /** Data link from a per-node row or bar to that node's dashboard. */
-const toNode = () =>
+const toNode = (s: Scope) =>
   // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana field variable, not a JS template.
   new DashboardLinkBuilder("Node readiness for ${__field.labels.instance}").url(
-    `/d/${NODE_DASHBOARD_UID}?\${datasource:queryparam}&var-job=\${__field.labels.job}&var-instance=\${__field.labels.instance}&\${__url_time_range}`,
+    `/d/${NODE_DASHBOARD_UID}?\${datasource:queryparam}${s.cfg.showMultiCluster ? `&var-cluster=\${__field.labels.${s.cfg.clusterLabel}}` : ""}&var-job=\${__field.labels.job}&var-instance=\${__field.labels.instance}&\${__url_time_range}`,
   );
 
 /** A node count that shows 0 rather than "No data" when nothing matches. */
 const countOrZero = (expr: string) => `count(${expr}) or vector(0)`;
 
-const now = () => [
+const now = (s: Scope) => [
   new RowBuilder("Now"),
   stat(
     {
@@ -37,7 +39,7 @@ const now = () => [
       unit: "short",
       width: 6,
       height: 5,
-      queries: [{ expr: countOrZero(`${sel("podconfig_sources_ready")} == 0`), instant: true }],
+      queries: [{ expr: countOrZero(`${s.sel("podconfig_sources_ready")} == 0`), instant: true }],
     },
     BigValueColorMode.Background,
     BigValueGraphMode.Area,
@@ -49,7 +51,7 @@ const now = () => [
       unit: "short",
       width: 6,
       height: 5,
-      queries: [{ expr: countOrZero(sel("podconfig_start_time_seconds")), instant: true }],
+      queries: [{ expr: countOrZero(s.sel("podconfig_start_time_seconds")), instant: true }],
     },
     BigValueColorMode.None,
     BigValueGraphMode.Area,
@@ -62,7 +64,7 @@ const now = () => [
       unit: "short",
       width: 6,
       height: 5,
-      queries: [{ expr: countOrZero(`${sel("up")} == 0`), instant: true }],
+      queries: [{ expr: countOrZero(`${s.sel("up")} == 0`), instant: true }],
     },
     BigValueColorMode.Background,
     BigValueGraphMode.Area,
@@ -77,7 +79,7 @@ const now = () => [
       height: 5,
       queries: [
         {
-          expr: 'max(job:podconfig_time_to_ready_seconds:quantile{job=~"$job", quantile="0.9"})',
+          expr: `max(${s.jobSel("job:podconfig_time_to_ready_seconds:quantile", 'quantile="0.9"')})`,
           instant: true,
         },
       ],
@@ -94,7 +96,7 @@ const now = () => [
       height: 8,
       queries: [
         {
-          expr: `max by (job, instance) (${sel("podconfig_sources_ready")})`,
+          expr: `max by (${s.node}) (${s.sel("podconfig_sources_ready")})`,
           legend: "{{instance}}",
         },
       ],
@@ -104,7 +106,7 @@ const now = () => [
   ),
 ];
 
-const timeToReady = () => [
+const timeToReady = (s: Scope) => [
   new RowBuilder("Time to ready"),
   timeSeries({
     title: "Time to ready across the fleet",
@@ -115,10 +117,10 @@ const timeToReady = () => [
     height: 9,
     queries: [
       {
-        expr: 'job:podconfig_time_to_ready_seconds:quantile{job=~"$job"}',
+        expr: s.jobSel("job:podconfig_time_to_ready_seconds:quantile"),
         legend: "p{{quantile}} {{job}}",
       },
-      { expr: 'job:podconfig_time_to_ready_seconds:max{job=~"$job"}', legend: "max {{job}}" },
+      { expr: s.jobSel("job:podconfig_time_to_ready_seconds:max"), legend: "max {{job}}" },
     ],
   }),
   basics(new HistogramBuilder(), {
@@ -130,7 +132,7 @@ const timeToReady = () => [
     height: 9,
     queries: [
       {
-        expr: sel("podconfig_time_to_ready_seconds"),
+        expr: s.sel("podconfig_time_to_ready_seconds"),
         legend: "{{instance}}",
         instant: true,
         format: TABLE,
@@ -146,11 +148,11 @@ const timeToReady = () => [
     unit: "s",
     width: 8,
     height: 9,
-    queries: [{ expr: sel("podconfig_time_to_ready_seconds"), legend: "{{instance}}" }],
-  }).dataLinks([toNode()]),
+    queries: [{ expr: s.sel("podconfig_time_to_ready_seconds"), legend: "{{instance}}" }],
+  }).dataLinks([toNode(s)]),
 ];
 
-const stuck = () => [
+const stuck = (s: Scope) => [
   new RowBuilder("Slow and stuck"),
   barGauge({
     title: "Slowest nodes",
@@ -161,14 +163,14 @@ const stuck = () => [
     height: 9,
     queries: [
       {
-        expr: `topk(10, ${sel("instance:podconfig_time_to_ready_seconds:or_elapsed")})`,
+        expr: `topk(10, ${s.sel("instance:podconfig_time_to_ready_seconds:or_elapsed")})`,
         legend: "{{instance}}",
         instant: true,
       },
     ],
   })
     .decimals(1)
-    .dataLinks([toNode()]),
+    .dataLinks([toNode(s)]),
   timeSeries({
     title: "Stuck sources by source",
     description:
@@ -177,7 +179,7 @@ const stuck = () => [
     width: 8,
     height: 9,
     queries: [
-      { expr: `count by (source) (${sel("podconfig_source_ready")} == 0)`, legend: "{{source}}" },
+      { expr: `count by (source) (${s.sel("podconfig_source_ready")} == 0)`, legend: "{{source}}" },
     ],
   }),
   basics(new TableBuilder(), {
@@ -189,15 +191,15 @@ const stuck = () => [
     height: 9,
     queries: [
       {
-        expr: `(${sel("podconfig_source_ready")} == 0) + on (job, instance) group_left () (time() - ${sel("podconfig_start_time_seconds")})`,
+        expr: `(${s.sel("podconfig_source_ready")} == 0) + on (${s.node}) group_left () (time() - ${s.sel("podconfig_start_time_seconds")})`,
         instant: true,
         format: TABLE,
       },
     ],
-  }).dataLinks([toNode()]),
+  }).dataLinks([toNode(s)]),
 ];
 
-const restarts = () => [
+const restarts = (s: Scope) => [
   new RowBuilder("Restarts"),
   barGauge({
     title: "Exporter restarts in the time range",
@@ -208,18 +210,20 @@ const restarts = () => [
     height: 7,
     queries: [
       {
-        expr: `sort_desc(changes(${sel("podconfig_start_time_seconds")}[$__range]) > 0)`,
+        expr: `sort_desc(changes(${s.sel("podconfig_start_time_seconds")}[$__range]) > 0)`,
         legend: "{{instance}}",
         instant: true,
       },
     ],
   })
     .noValue("no restarts")
-    .dataLinks([toNode()]),
+    .dataLinks([toNode(s)]),
 ];
 
-export function fleetReadinessDashboard(): Dashboard {
+export function fleetReadinessDashboard(cfg: MixinConfig): Dashboard {
+  const s = scope(cfg);
   return readinessDashboard(
+    cfg,
     {
       title: "podconfig-exporter / Fleet readiness",
       uid: FLEET_DASHBOARD_UID,
@@ -234,6 +238,6 @@ export function fleetReadinessDashboard(): Dashboard {
         tooltip: "One node: per-source state and update flow",
       },
     },
-    [...now(), ...timeToReady(), ...stuck(), ...restarts()],
+    [...now(s), ...timeToReady(s), ...stuck(s), ...restarts(s)],
   );
 }

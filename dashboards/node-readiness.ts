@@ -7,29 +7,31 @@ import {
   PanelBuilder as HeatmapBuilder,
   YAxisConfigBuilder,
 } from "@grafana/grafana-foundation-sdk/heatmap";
+import type { MixinConfig } from "../mixin/config.js";
 import {
   FLEET_DASHBOARD_UID,
   HEATMAP,
   NODE_DASHBOARD_UID,
   readinessDashboard,
-  sel,
+  type Scope,
+  scope,
   yesNo,
 } from "./common.js";
 import { barGauge, basics, stat, stateTimeline, timeSeries } from "./panels.js";
 
 /** `histogram_quantile(q, …)` over one histogram's buckets for the selected exporter. */
-const quantile = (q: number, histogram: string) =>
-  `histogram_quantile(${q}, sum by (le) (rate(${sel(`${histogram}_bucket`)}[$__rate_interval])))`;
+const quantile = (s: Scope, q: number, histogram: string) =>
+  `histogram_quantile(${q}, sum by (le) (rate(${s.sel(`${histogram}_bucket`)}[$__rate_interval])))`;
 
 /** Per-second rate of a counter, summed by the given labels. */
-const rate = (counter: string, by: string) =>
-  `sum${by ? ` by (${by}) ` : ""}(rate(${sel(counter)}[$__rate_interval]))`;
+const rate = (s: Scope, counter: string, by: string) =>
+  `sum${by ? ` by (${by}) ` : ""}(rate(${s.sel(counter)}[$__rate_interval]))`;
 
 /** Seconds from the readiness clock's start to a per-source transition (0 = not yet: hidden). */
-const sinceStart = (timestamp: string) =>
-  `(${sel(timestamp)} > 0) - ignoring (source) group_left () ${sel("podconfig_start_time_seconds")}`;
+const sinceStart = (s: Scope, timestamp: string) =>
+  `(${s.sel(timestamp)} > 0) - ignoring (source) group_left () ${s.sel("podconfig_start_time_seconds")}`;
 
-const readiness = () => [
+const readiness = (s: Scope) => [
   new RowBuilder("Readiness"),
   stat(
     {
@@ -39,7 +41,7 @@ const readiness = () => [
       unit: "s",
       width: 6,
       height: 5,
-      queries: [{ expr: sel("podconfig_time_to_ready_seconds"), instant: true }],
+      queries: [{ expr: s.sel("podconfig_time_to_ready_seconds"), instant: true }],
     },
     BigValueColorMode.Value,
   )
@@ -53,7 +55,7 @@ const readiness = () => [
       unit: "bool_yes_no",
       width: 6,
       height: 5,
-      queries: [{ expr: sel("podconfig_sources_ready"), instant: true }],
+      queries: [{ expr: s.sel("podconfig_sources_ready"), instant: true }],
     },
     BigValueColorMode.Background,
   ).mappings(yesNo("no", "yes")),
@@ -66,7 +68,7 @@ const readiness = () => [
       width: 6,
       height: 5,
       queries: [
-        { expr: `count(${sel("podconfig_source_ready")} == 0) or vector(0)`, instant: true },
+        { expr: `count(${s.sel("podconfig_source_ready")} == 0) or vector(0)`, instant: true },
       ],
     },
     BigValueColorMode.Value,
@@ -78,7 +80,7 @@ const readiness = () => [
       unit: "short",
       width: 6,
       height: 5,
-      queries: [{ expr: `sum(${sel("podconfig_source_pods")})`, instant: true }],
+      queries: [{ expr: `sum(${s.sel("podconfig_source_pods")})`, instant: true }],
     },
     BigValueColorMode.None,
     BigValueGraphMode.Area,
@@ -92,9 +94,9 @@ const readiness = () => [
       width: 24,
       height: 8,
       queries: [
-        { expr: sel("podconfig_source_stored"), legend: "{{source}} stored" },
-        { expr: sel("podconfig_source_seen"), legend: "{{source}} seen" },
-        { expr: sel("podconfig_source_ready"), legend: "{{source}} ready" },
+        { expr: s.sel("podconfig_source_stored"), legend: "{{source}} stored" },
+        { expr: s.sel("podconfig_source_seen"), legend: "{{source}} seen" },
+        { expr: s.sel("podconfig_source_ready"), legend: "{{source}} ready" },
       ],
     },
     "no",
@@ -109,12 +111,12 @@ const readiness = () => [
     height: 8,
     queries: [
       {
-        expr: sinceStart("podconfig_source_stored_timestamp_seconds"),
+        expr: sinceStart(s, "podconfig_source_stored_timestamp_seconds"),
         legend: "{{source}} stored",
         instant: true,
       },
       {
-        expr: sinceStart("podconfig_source_seen_timestamp_seconds"),
+        expr: sinceStart(s, "podconfig_source_seen_timestamp_seconds"),
         legend: "{{source}} seen",
         instant: true,
       },
@@ -127,11 +129,11 @@ const readiness = () => [
     unit: "short",
     width: 12,
     height: 8,
-    queries: [{ expr: sel("podconfig_source_pods"), legend: "{{source}}" }],
+    queries: [{ expr: s.sel("podconfig_source_pods"), legend: "{{source}}" }],
   }),
 ];
 
-const updateFlow = () => [
+const updateFlow = (s: Scope) => [
   new RowBuilder("Update flow: sources → PodConfig → sync loop"),
   timeSeries({
     title: "Updates sent by sources",
@@ -141,7 +143,10 @@ const updateFlow = () => [
     width: 12,
     height: 8,
     queries: [
-      { expr: rate("podconfig_source_updates_total", "source, op"), legend: "{{source}} {{op}}" },
+      {
+        expr: rate(s, "podconfig_source_updates_total", "source, op"),
+        legend: "{{source}} {{op}}",
+      },
     ],
   }),
   timeSeries({
@@ -153,7 +158,7 @@ const updateFlow = () => [
     height: 8,
     queries: [
       {
-        expr: rate("podconfig_updates_dispatched_total", "source, op"),
+        expr: rate(s, "podconfig_updates_dispatched_total", "source, op"),
         legend: "{{source}} {{op}}",
       },
     ],
@@ -166,9 +171,9 @@ const updateFlow = () => [
     width: 8,
     height: 8,
     queries: [
-      { expr: quantile(0.5, "podconfig_dispatch_duration_seconds"), legend: "p50" },
+      { expr: quantile(s, 0.5, "podconfig_dispatch_duration_seconds"), legend: "p50" },
       {
-        expr: quantile(0.99, "podconfig_dispatch_duration_seconds"),
+        expr: quantile(s, 0.99, "podconfig_dispatch_duration_seconds"),
         legend: "p99",
         exemplar: true,
       },
@@ -183,7 +188,7 @@ const updateFlow = () => [
     height: 8,
     queries: [
       {
-        expr: rate("podconfig_dispatch_duration_seconds_bucket", "le"),
+        expr: rate(s, "podconfig_dispatch_duration_seconds_bucket", "le"),
         legend: "{{le}}",
         format: HEATMAP,
         exemplar: true,
@@ -201,13 +206,13 @@ const updateFlow = () => [
     width: 8,
     height: 8,
     queries: [
-      { expr: quantile(0.5, "podconfig_queue_wait_seconds"), legend: "p50" },
-      { expr: quantile(0.99, "podconfig_queue_wait_seconds"), legend: "p99" },
+      { expr: quantile(s, 0.5, "podconfig_queue_wait_seconds"), legend: "p50" },
+      { expr: quantile(s, 0.99, "podconfig_queue_wait_seconds"), legend: "p99" },
     ],
   }),
 ];
 
-const consequences = () => [
+const consequences = (s: Scope) => [
   new RowBuilder("Housekeeping, deletions and source errors"),
   timeSeries({
     title: "Housekeeping run vs skipped",
@@ -217,9 +222,9 @@ const consequences = () => [
     width: 12,
     height: 8,
     queries: [
-      { expr: rate("podconfig_housekeeping_total", ""), legend: "run" },
+      { expr: rate(s, "podconfig_housekeeping_total", ""), legend: "run" },
       {
-        expr: rate("podconfig_housekeeping_skipped_total", ""),
+        expr: rate(s, "podconfig_housekeeping_skipped_total", ""),
         legend: "skipped (sources not ready)",
       },
     ],
@@ -233,7 +238,7 @@ const consequences = () => [
     height: 8,
     queries: [
       {
-        expr: `sum(${sel("podconfig_pod_deletions_deferred_total")})`,
+        expr: `sum(${s.sel("podconfig_pod_deletions_deferred_total")})`,
         legend: "deferred deletions",
       },
     ],
@@ -247,7 +252,7 @@ const consequences = () => [
     height: 8,
     queries: [
       {
-        expr: rate("podconfig_source_errors_total", "source, reason"),
+        expr: rate(s, "podconfig_source_errors_total", "source, reason"),
         legend: "{{source}} {{reason}}",
       },
     ],
@@ -261,15 +266,17 @@ const consequences = () => [
     height: 8,
     queries: [
       {
-        expr: `time() - (${sel("podconfig_source_last_success_timestamp_seconds")} > 0)`,
+        expr: `time() - (${s.sel("podconfig_source_last_success_timestamp_seconds")} > 0)`,
         legend: "{{source}}",
       },
     ],
   }),
 ];
 
-export function nodeReadinessDashboard(): Dashboard {
+export function nodeReadinessDashboard(cfg: MixinConfig): Dashboard {
+  const s = scope(cfg);
   return readinessDashboard(
+    cfg,
     {
       title: "podconfig-exporter / Node readiness",
       uid: NODE_DASHBOARD_UID,
@@ -284,6 +291,6 @@ export function nodeReadinessDashboard(): Dashboard {
         tooltip: "All nodes: who is not ready, slowest starts",
       },
     },
-    [...readiness(), ...updateFlow(), ...consequences()],
+    [...readiness(s), ...updateFlow(s), ...consequences(s)],
   );
 }

@@ -1,5 +1,6 @@
 // Every PromQL expression the dashboards run, with Grafana variables substituted, so a test can
 // run them against a real Prometheus scraping the exporter.
+import { defaultConfig, type MixinConfig } from "../mixin/config.js";
 import { panelsOf, renderDashboards } from "./render.js";
 
 export interface DashboardQuery {
@@ -12,6 +13,8 @@ export interface DashboardQuery {
 }
 
 export interface QueryVariables {
+  /** Value of `$cluster` (multi-cluster configurations); every cluster when omitted. */
+  cluster?: string;
   /** Value of `$job`; every job when omitted. */
   job?: string;
   /** Value of `$instance`; every instance when omitted. */
@@ -31,17 +34,21 @@ export function substitute(expr: string, vars: QueryVariables = {}): string {
   const values: Record<string, string> = {
     __rate_interval: vars.rateInterval ?? "1m",
     __range: vars.range ?? "1h",
+    cluster: vars.cluster === undefined ? ".*" : regexLiteral(vars.cluster),
     job: vars.job === undefined ? ".*" : regexLiteral(vars.job),
     instance: vars.instance === undefined ? ".*" : regexLiteral(vars.instance),
   };
-  return expr.replace(/\$(__rate_interval|__range|job|instance)\b/g, (_, name: string) => {
+  return expr.replace(/\$(__rate_interval|__range|cluster|job|instance)\b/g, (_, name: string) => {
     return values[name] as string;
   });
 }
 
-export function dashboardQueries(vars: QueryVariables = {}): DashboardQuery[] {
+export function dashboardQueries(
+  vars: QueryVariables = {},
+  cfg: MixinConfig = defaultConfig,
+): DashboardQuery[] {
   const queries: DashboardQuery[] = [];
-  for (const { dashboard } of renderDashboards()) {
+  for (const { dashboard } of renderDashboards(cfg)) {
     for (const panel of panelsOf(dashboard)) {
       if (panel.type === "row" || !("targets" in panel)) continue;
       for (const target of panel.targets ?? []) {

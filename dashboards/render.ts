@@ -1,5 +1,7 @@
-// Builds both dashboards and serialises them exactly as they are committed under dashboards/.
+// Builds both dashboards for a mixin configuration and serialises them as they are committed
+// under dashboards/ for the default one.
 import type { Dashboard, Panel, RowPanel } from "@grafana/grafana-foundation-sdk/dashboard";
+import type { MixinConfig } from "../mixin/config.js";
 import { fleetReadinessDashboard } from "./fleet-readiness.js";
 import { nodeReadinessDashboard } from "./node-readiness.js";
 
@@ -24,10 +26,10 @@ function numberPanels(dashboard: Dashboard): Dashboard {
   return dashboard;
 }
 
-export function renderDashboards(): RenderedDashboard[] {
+export function renderDashboards(cfg: MixinConfig): RenderedDashboard[] {
   return [
-    { file: "node-readiness.json", dashboard: nodeReadinessDashboard() },
-    { file: "fleet-readiness.json", dashboard: fleetReadinessDashboard() },
+    { file: "node-readiness.json", dashboard: nodeReadinessDashboard(cfg) },
+    { file: "fleet-readiness.json", dashboard: fleetReadinessDashboard(cfg) },
   ].map(({ file, dashboard }) => {
     const numbered = numberPanels(dashboard);
     return { file, dashboard: numbered, json: `${JSON.stringify(numbered, null, 2)}\n` };

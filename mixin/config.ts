@@ -1,0 +1,146 @@
+// The mixin's one configuration (monitoring-mixins' `_config`): every alert, recording rule and
+// dashboard is generated from it. `npm run mixin -- --config my.json` merges a user's JSON over
+// these defaults; loadConfig refuses unknown keys and malformed values instead of guessing.
+
+export interface MixinConfig {
+  /** PromQL label matchers that select the exporter's targets, e.g. `job="podconfig-exporter"`. */
+  podconfigSelector: string;
+  /** The label naming the cluster in a multi-cluster Prometheus, Thanos or Mimir. */
+  clusterLabel: string;
+  /**
+   * Whether series carry `clusterLabel`: alerts and recording rules then aggregate and join per
+   * cluster, and the dashboards get a cluster variable. Off for a single-cluster Prometheus.
+   */
+  showMultiCluster: boolean;
+  /** Runbook URL of an alert: `%s` is replaced by the alert's name in lower case. */
+  runbookURLPattern: string;
+  /**
+   * How long after the exporter (re)started a source may still be not ready without an alert:
+   * the time a node legitimately needs to fetch its pod config.
+   */
+  startupGracePeriod: string;
+  /**
+   * Window of the max_over_time/last_over_time reads of 0/1 gauges: at least two scrape
+   * intervals, so one failed scrape (staleness markers) neither resolves nor restarts an alert.
+   */
+  gaugeLookback: string;
+  /** `for` of PodConfigSourceNotReady and PodConfigNoSourceReady (after the grace period). */
+  sourceNotReadyFor: string;
+  /** `for` of PodConfigHousekeepingBlocked. */
+  housekeepingBlockedFor: string;
+  /** `for` of PodConfigSourceStoredNotSeen: how long a stored source may wait for the sync loop. */
+  storedNotSeenFor: string;
+  /** `for` of PodConfigSourceErrors: how long a source may keep failing. */
+  sourceErrorsFor: string;
+  /** `for` of PodConfigExporterDown. */
+  exporterDownFor: string;
+  /** `for` of PodConfigExporterAbsent. */
+  exporterAbsentFor: string;
+  /** PodConfigSlowStartup fires when time to all sources ready exceeds this many seconds… */
+  slowStartupThresholdSeconds: number;
+  /** …and clears this long after the node became ready. */
+  slowStartupClearAfter: string;
+  /** Tags on the generated dashboards. */
+  grafanaDashboardTags: string[];
+}
+
+export const defaultConfig: MixinConfig = {
+  podconfigSelector: 'job="podconfig-exporter"',
+  clusterLabel: "cluster",
+  showMultiCluster: false,
+  runbookURLPattern:
+    "https://github.com/podconfig-exporter/podconfig-exporter/blob/main/docs/runbook.md#%s",
+  startupGracePeriod: "10m",
+  gaugeLookback: "2m",
+  sourceNotReadyFor: "1m",
+  housekeepingBlockedFor: "1m",
+  storedNotSeenFor: "2m",
+  sourceErrorsFor: "15m",
+  exporterDownFor: "5m",
+  exporterAbsentFor: "10m",
+  slowStartupThresholdSeconds: 120,
+  slowStartupClearAfter: "1h",
+  grafanaDashboardTags: ["podconfig-exporter", "kubelet"],
+};
+
+const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+const DURATION = /^(?:\d+(?:ms|s|m|h|d|w))+$/;
+
+/** Seconds in a Prometheus duration ("90s", "1h30m"); throws on anything else. */
+export function durationSeconds(duration: string): number {
+  if (!DURATION.test(duration)) throw new Error(`not a Prometheus duration: "${duration}"`);
+  let total = 0;
+  for (const m of duration.matchAll(/(\d+)(ms|s|m|h|d|w)/g))
+    total += Number(m[1]) * (UNITS[m[2] as string] as number);
+  return total;
+}
+
+/** A human reading of a duration for alert texts: "10 minutes", "90 seconds", "1 hour". */
+export function durationWords(duration: string): string {
+  const s = durationSeconds(duration);
+  const [n, unit] =
+    s % 3600 === 0 ? [s / 3600, "hour"] : s % 60 === 0 ? [s / 60, "minute"] : [s, "second"];
+  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+}
+
+type Kind = "string" | "boolean" | "number" | "duration" | "strings";
+const KINDS: Record<keyof MixinConfig, Kind> = {
+  podconfigSelector: "string",
+  clusterLabel: "string",
+  showMultiCluster: "boolean",
+  runbookURLPattern: "string",
+  startupGracePeriod: "duration",
+  gaugeLookback: "duration",
+  sourceNotReadyFor: "duration",
+  housekeepingBlockedFor: "duration",
+  storedNotSeenFor: "duration",
+  sourceErrorsFor: "duration",
+  exporterDownFor: "duration",
+  exporterAbsentFor: "duration",
+  slowStartupThresholdSeconds: "number",
+  slowStartupClearAfter: "duration",
+  grafanaDashboardTags: "strings",
+};
+
+function problem(key: string, kind: Kind, value: unknown): string | undefined {
+  switch (kind) {
+    case "boolean":
+      return typeof value === "boolean" ? undefined : "a boolean";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value) && value >= 0
+        ? undefined
+        : "a non-negative number";
+    case "strings":
+      return Array.isArray(value) && value.every((v) => typeof v === "string")
+        ? undefined
+        : "an array of strings";
+    case "duration":
+      return typeof value === "string" && DURATION.test(value)
+        ? undefined
+        : 'a Prometheus duration such as "90s" or "10m"';
+    case "string":
+      if (typeof value !== "string") return "a string";
+      if (key === "clusterLabel" && !/^[a-zA-Z_]\w*$/.test(value)) return "a label name";
+      if (key === "runbookURLPattern" && !value.includes("%s")) return 'a URL containing "%s"';
+      if (key === "podconfigSelector" && (value.trim() === "" || /[{}]/.test(value)))
+        return 'label matchers without braces, e.g. job="podconfig-exporter"';
+      return undefined;
+  }
+}
+
+/** The defaults with `overrides` (parsed JSON) applied; every problem is reported at once. */
+export function loadConfig(overrides: unknown): MixinConfig {
+  if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides))
+    throw new Error("mixin config: expected a JSON object");
+  const errors: string[] = [];
+  for (const [key, value] of Object.entries(overrides)) {
+    const kind = KINDS[key as keyof MixinConfig];
+    if (kind === undefined) errors.push(`unknown key "${key}"`);
+    else {
+      const expected = problem(key, kind, value);
+      if (expected) errors.push(`"${key}" must be ${expected}, got ${JSON.stringify(value)}`);
+    }
+  }
+  if (errors.length > 0) throw new Error(`mixin config: ${errors.join("; ")}`);
+  return { ...defaultConfig, ...(overrides as Partial<MixinConfig>) };
+}

@@ -1,0 +1,25 @@
+// The mixin: monitoring-mixins' three outputs (prometheusAlerts, prometheusRules,
+// grafanaDashboards) from one configuration. To add an alert, add it to a group in
+// mixin/alerts/ (or a new group there, listed below) with its promtool test in prometheus/tests/
+// and a runbook section; then `npm run mixin`.
+import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
+import { renderDashboards } from "../dashboards/render.js";
+import { exporterAlerts } from "./alerts/exporter.js";
+import { readinessAlerts } from "./alerts/readiness.js";
+import { sourceAlerts } from "./alerts/sources.js";
+import type { MixinConfig } from "./config.js";
+import type { AlertingRule, RecordingRule, RuleGroup } from "./rule.js";
+import { timeToReadyRules } from "./rules/time_to_ready.js";
+
+export function prometheusAlerts(cfg: MixinConfig): { groups: RuleGroup<AlertingRule>[] } {
+  return { groups: [exporterAlerts(cfg), readinessAlerts(cfg), sourceAlerts(cfg)] };
+}
+
+export function prometheusRules(cfg: MixinConfig): { groups: RuleGroup<RecordingRule>[] } {
+  return { groups: [timeToReadyRules(cfg)] };
+}
+
+/** Dashboard JSON by file name. */
+export function grafanaDashboards(cfg: MixinConfig): Record<string, Dashboard> {
+  return Object.fromEntries(renderDashboards(cfg).map((d) => [d.file, d.dashboard]));
+}

@@ -1,0 +1,39 @@
+// PromQL fragments every alert, recording rule and dashboard builds from the configuration, so
+// the selector and the cluster label are applied the same way everywhere.
+import type { MixinConfig } from "./config.js";
+
+/** `name{<podconfigSelector>[, extra]}`: a series of the configured exporter targets. */
+export function series(cfg: MixinConfig, name: string, extra?: string): string {
+  return `${name}{${extra ? `${cfg.podconfigSelector}, ${extra}` : cfg.podconfigSelector}}`;
+}
+
+/** Labels that identify one exporter (one node): `[cluster,] job, instance`. */
+export function nodeLabels(cfg: MixinConfig): string[] {
+  return [...jobLabels(cfg), "instance"];
+}
+
+/** Labels that identify one scrape job: `[cluster,] job`. */
+export function jobLabels(cfg: MixinConfig): string[] {
+  return cfg.showMultiCluster ? [cfg.clusterLabel, "job"] : ["job"];
+}
+
+/** A label list for `by (…)`/`on (…)`. */
+export const list = (labels: string[]): string => labels.join(", ");
+
+/**
+ * A Go-template expression for an alert annotation that runs `query` restricted to the alert's
+ * node: `printf "<metric>{job=%q,instance=%q}<rest>" $labels.job $labels.instance`.
+ */
+export function nodeQuery(cfg: MixinConfig, metric: string, rest = ""): string {
+  const labels = nodeLabels(cfg);
+  const matchers = labels.map((l) => `${l}=%q`).join(",");
+  const args = labels.map((l) => ` $labels.${l}`).join("");
+  return `printf "${metric}{${matchers}}${rest}"${args} | query`;
+}
+
+/** Collapses a multi-line template literal into one line, as YAML's `>-` would. */
+export function text(strings: TemplateStringsArray, ...values: unknown[]): string {
+  return String.raw({ raw: strings }, ...values)
+    .replace(/\s+/g, " ")
+    .trim();
+}
