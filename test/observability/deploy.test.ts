@@ -61,12 +61,16 @@ describe("deploy/", () => {
         assert.equal(m.metadata.namespace, namespace, `${m.kind} ${m.metadata.name}`);
   });
 
-  test("lets the service account only get, list and watch pods", () => {
+  test("lets the service account only get, list and watch pods, and list nodes", () => {
     const role = only("ClusterRole");
-    assert.equal(role.rules.length, 1);
+    assert.equal(role.rules.length, 2);
     assert.deepEqual(role.rules[0].apiGroups, [""]);
     assert.deepEqual(role.rules[0].resources, ["pods"]);
     assert.deepEqual([...role.rules[0].verbs].sort(), ["get", "list", "watch"]);
+    // The start gate (the kubelet's nodeHasSynced) lists the node and never watches it.
+    assert.deepEqual(role.rules[1].apiGroups, [""]);
+    assert.deepEqual(role.rules[1].resources, ["nodes"]);
+    assert.deepEqual(role.rules[1].verbs, ["list"]);
     const binding = only("ClusterRoleBinding");
     const account = only("ServiceAccount");
     assert.deepEqual(binding.roleRef, {

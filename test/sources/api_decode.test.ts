@@ -28,6 +28,7 @@ test("a PodList gives its pods and resourceVersion", () => {
       metadata: { resourceVersion: "42" },
       items: [{ metadata: { name: "a" } }],
     }),
+    10,
   );
   assert.deepEqual(list, { resourceVersion: "42", pods: [{ metadata: { name: "a" } }] });
 });
@@ -44,9 +45,9 @@ test("a list that is not JSON, not a PodList, lacks a version or holds a nameles
     }),
     JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "1" } }),
   ]) {
-    const error = refusal(() => decodePodList(body));
+    const error = refusal(() => decodePodList(body, 10));
     assert.equal(error.reason, "decode", body);
-    assert.equal(error.mustRelist, true);
+    assert.equal(error.retriable, false);
   }
 });
 
@@ -63,7 +64,7 @@ test("watch events: pods lose kind/apiVersion, bookmarks carry only a version", 
   });
 });
 
-test("an ERROR event becomes a status error with the Status code; 410 means relist", () => {
+test("an ERROR event becomes a status error with the Status code; 410 is not retriable (relist)", () => {
   const gone = {
     kind: "Status",
     code: 410,
@@ -75,7 +76,7 @@ test("an ERROR event becomes a status error with the Status code; 410 means reli
   if (event.type !== "ERROR") return;
   assert.equal(event.error.reason, "status");
   assert.equal(event.error.code, 410);
-  assert.equal(event.error.mustRelist, true);
+  assert.equal(event.error.retriable, false);
   assert.match(event.error.message, /410.*Expired: too old resource version/);
 });
 
@@ -107,7 +108,18 @@ test("a non-200 answer is a status error, with or without a Status body", () => 
   assert.equal(bare.code, 502);
 });
 
-test("network failures resume the watch instead of relisting", () => {
-  assert.equal(new ApiSourceError("fetch", "ECONNREFUSED").mustRelist, false);
-  assert.equal(new ApiSourceError("watch", "stream broke").mustRelist, false);
+test("only a refused connection and 429 are retriable (isWatchErrorRetriable)", () => {
+  assert.equal(new ApiSourceError("fetch", "ECONNREFUSED", undefined, true).retriable, true);
+  assert.equal(new ApiSourceError("status", "HTTP 429", 429).retriable, true);
+  assert.equal(new ApiSourceError("fetch", "ECONNRESET").retriable, false);
+  assert.equal(new ApiSourceError("status", "HTTP 500", 500).retriable, false);
+});
+
+test("a pod list longer than the cap is refused before its items are looked at", () => {
+  const items = Array.from({ length: 4 }, (_, i) => ({ metadata: { name: `p${i}` } }));
+  const body = JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "1" }, items });
+  assert.equal(decodePodList(body, 4).pods.length, 4);
+  const error = refusal(() => decodePodList(body, 3));
+  assert.equal(error.reason, "decode");
+  assert.match(error.message, /4 pods, more than the 3 one node can hold/);
 });

@@ -8,8 +8,12 @@
 //   DELETED, as the API server's filtered watch does.
 // - a resourceVersion older than the compacted window -> 410 Gone "Expired": by default as an
 //   ERROR event inside a 200 stream (what the watch cache does), optionally as the HTTP status.
-// Test controls: add/modify/delete pods (one monotonic resourceVersion), close watches, compact,
-// bookmark, go down (refuse connections) and come back up on the same port.
+// - GET /api/v1/nodes?fieldSelector=metadata.name=<node>  -> NodeList (what the kubelet's node
+//   informer lists before its api source may start); empty when the node was never added.
+// Test controls: add/modify/delete pods (one monotonic resourceVersion), add nodes, close
+// watches, compact, bookmark, go down (refuse connections) and come back up on the same port.
+// Hostile modes (`hostile`, changeable at any time) make it the API server nobody wants: lists
+// that never answer or trickle, garbage, watches that close after one event, 410 on every watch.
 import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -49,9 +53,23 @@ A0cAMEQCIHmJ0yFBjhEnCGxn3IkavKUG++F1LodRsLYf6ifIlEsBAiA+3XWY2EKR
 ocOQBWw60YWUwhptW6UKgiUwEBuMi09Slw==
 -----END CERTIFICATE-----`;
 
+/** Misbehaviours, each applying to every request of its kind while set. */
+export interface HostileModes {
+  /** Pod and node lists are accepted and never answered (the connection stays open). */
+  listNeverAnswers?: boolean;
+  /** Pod lists answer with bytes that are not JSON. */
+  listGarbage?: boolean;
+  /** Pod list bodies are written 64 bytes at a time, one write per this many ms. */
+  slowListMs?: number;
+  /** Node lists are refused with 403, as for a service account without `list nodes`. */
+  forbidNodes?: boolean;
+  /** What every watch gets instead of the real stream. */
+  watch?: "one-event-then-close" | "gone" | "garbage" | "close-at-once";
+}
+
 /** What the server was asked, for assertions (no header values are kept). */
 export interface RecordedRequest {
-  kind: "list" | "watch";
+  kind: "list" | "watch" | "nodes";
   resourceVersion: string | undefined;
   fieldSelector: string | undefined;
   allowWatchBookmarks: boolean;
@@ -76,6 +94,8 @@ const podKey = (namespace: string, name: string): string => `${namespace}/${name
 
 export class FakeApiserver {
   readonly requests: RecordedRequest[] = [];
+  hostile: HostileModes = {};
+  private readonly nodes = new Set<string>();
   private readonly server: Server;
   private readonly pods = new Map<string, Pod>();
   private readonly history: HistoryEvent[] = [];
@@ -124,6 +144,11 @@ export class FakeApiserver {
     if (this.pods.has(key)) throw new Error(`fake apiserver: pod ${key} already exists`);
     const uid = pod.metadata.uid ?? randomUUID();
     return this.record("ADDED", key, { ...pod, metadata: { ...pod.metadata, namespace, uid } });
+  }
+
+  /** Registers a node, so the node list for its name has one item. */
+  addNode(name: string): void {
+    this.nodes.add(name);
   }
 
   /** Replaces an existing pod (matched by namespace/name; uid kept). */
@@ -240,8 +265,22 @@ export class FakeApiserver {
       writeJson(res, refusal.code, refusal);
       return;
     }
-    const params = new URL(req.url ?? "/", "http://fake").searchParams;
+    const url = new URL(req.url ?? "/", "http://fake");
+    const params = url.searchParams;
     const fieldSelector = params.get("fieldSelector") ?? undefined;
+    if (url.pathname === "/api/v1/nodes") {
+      this.requests.push({
+        kind: "nodes",
+        resourceVersion: params.get("resourceVersion") ?? undefined,
+        fieldSelector,
+        allowWatchBookmarks: false,
+      });
+      if (this.hostile.forbidNodes) {
+        const message = `nodes is forbidden: cannot list resource "nodes" in API group ""`;
+        writeJson(res, 403, status(403, "Forbidden", message));
+      } else if (!this.hostile.listNeverAnswers) this.serveNodes(res, fieldSelector);
+      return;
+    }
     const matches = selectorMatcher(fieldSelector) ?? (() => true);
     const watch = params.get("watch");
     const resourceVersion = params.get("resourceVersion") ?? undefined;
@@ -251,6 +290,10 @@ export class FakeApiserver {
     this.requests.push({ kind, resourceVersion, fieldSelector, allowWatchBookmarks });
     if (!isWatch) {
       this.serveList(res, matches);
+      return;
+    }
+    if (this.hostile.watch !== undefined) {
+      this.serveHostileWatch(res, this.hostile.watch);
       return;
     }
     const timeoutSeconds = Number(params.get("timeoutSeconds") ?? "0");
@@ -270,10 +313,18 @@ export class FakeApiserver {
       return status(401, "Unauthorized", "Unauthorized");
     }
     if (req.method !== "GET") return status(405, "MethodNotAllowed", "only GET is served");
+    const fieldSelector = url.searchParams.get("fieldSelector") ?? undefined;
+    if (url.pathname === "/api/v1/nodes") {
+      if (nodeNameOf(fieldSelector) !== undefined) return undefined;
+      return status(
+        400,
+        "BadRequest",
+        `unable to parse requested field selector: ${fieldSelector}`,
+      );
+    }
     if (url.pathname !== "/api/v1/pods") {
       return status(404, "NotFound", "the server could not find the requested resource");
     }
-    const fieldSelector = url.searchParams.get("fieldSelector") ?? undefined;
     if (!selectorMatcher(fieldSelector)) {
       return status(
         400,
@@ -289,15 +340,50 @@ export class FakeApiserver {
   }
 
   private serveList(res: ServerResponse, matches: (pod: Pod) => boolean): void {
+    if (this.hostile.listNeverAnswers) return;
+    if (this.hostile.listGarbage) {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end("<html>not a pod list</html>");
+      return;
+    }
     const items = [...this.pods.values()]
       .filter(matches)
       .map(({ kind, apiVersion, ...item }) => item);
-    writeJson(res, 200, {
+    const body = JSON.stringify({
       kind: "PodList",
       apiVersion: "v1",
       metadata: { resourceVersion: this.resourceVersion },
       items,
     });
+    if (this.hostile.slowListMs === undefined) {
+      writeJson(res, 200, JSON.parse(body));
+      return;
+    }
+    res.writeHead(200, { "Content-Type": "application/json" });
+    trickle(res, body, this.hostile.slowListMs);
+  }
+
+  private serveNodes(res: ServerResponse, fieldSelector: string | undefined): void {
+    const name = nodeNameOf(fieldSelector);
+    const items = name !== undefined && this.nodes.has(name) ? [{ metadata: { name } }] : [];
+    writeJson(res, 200, {
+      kind: "NodeList",
+      apiVersion: "v1",
+      metadata: { resourceVersion: this.resourceVersion },
+      items,
+    });
+  }
+
+  private serveHostileWatch(res: ServerResponse, mode: NonNullable<HostileModes["watch"]>): void {
+    res.writeHead(200, { "Content-Type": "application/json" });
+    if (mode === "one-event-then-close") {
+      writeEvent(res, "BOOKMARK", { metadata: { resourceVersion: this.resourceVersion } });
+    } else if (mode === "gone") {
+      writeEvent(res, "ERROR", status(410, "Expired", "too old resource version"));
+    } else if (mode === "garbage") {
+      res.write("\u0000\u0001 not an event\n");
+    }
+    res.end();
   }
 
   private serveWatch(
@@ -357,6 +443,29 @@ export class FakeApiserver {
     this.watchers.delete(watcher);
     watcher.res.end();
   }
+}
+
+/** The node of `metadata.name=<node>` (or `==`), the only node selector understood. */
+function nodeNameOf(selector: string | undefined): string | undefined {
+  return /^metadata\.name==?(.+)$/.exec(selector ?? "")?.[1];
+}
+
+/** Writes `body` 64 bytes at a time, `everyMs` apart, until done or the client goes away. */
+function trickle(res: ServerResponse, body: string, everyMs: number): void {
+  let offset = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed) {
+      clearInterval(timer);
+      return;
+    }
+    res.write(body.slice(offset, offset + 64));
+    offset += 64;
+    if (offset >= body.length) {
+      clearInterval(timer);
+      res.end();
+    }
+  }, everyMs);
+  timer.unref();
 }
 
 /** Only `spec.nodeName=<node>` (or `==`) is understood; no selector matches everything. */

@@ -1,18 +1,22 @@
-// The api source: the kubelet's NewSourceApiserver, i.e. a client-go Reflector listing and
-// watching the pods bound to this node, feeding an UndeltaStore whose every change pushes a SET
-// of the full current list. The initial list pushes a SET even when empty (that is what makes
-// the source ready); an unreachable API server pushes nothing, so the source stays unready.
-import { setTimeout as sleep } from "node:timers/promises";
+// The api source: the kubelet's NewSourceApiserver, i.e. once the node object has been listed
+// (nodeHasSynced), a client-go Reflector listing and watching the pods bound to this node,
+// feeding an UndeltaStore whose every change pushes a SET of the full current list. The initial
+// list pushes a SET even when empty (that is what makes the source ready); an unreachable API
+// server pushes nothing, so the source stays unready.
+import type { IncomingMessage } from "node:http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { ApiserverSource, type Pod, type SourceChannel } from "../../core/types.js";
 import { errorMessage } from "../error_message.js";
 import { SourceHealth } from "../health.js";
 import type { PodSource } from "../source.js";
-import { Backoff, type BackoffOptions } from "./backoff.js";
+import { BackoffManager, type BackoffOptions } from "./backoff.js";
 import { ApiClient, readBody, readLines } from "./client.js";
+import { withDeadline } from "./deadline.js";
 import { decodePodList, decodeStatus, decodeWatchEvent } from "./decode.js";
 import { ApiSourceError } from "./error.js";
+import { waitForNodeSync } from "./node_sync.js";
+import { abortableSleep, type Sleep } from "./sleep.js";
 
 export interface ApiSourceOptions {
   kubeConfig: KubeConfig;
@@ -25,20 +29,43 @@ export interface ApiSourceOptions {
   backoff?: BackoffOptions;
   /** Each watch asks the server to end it after a random [min, 2*min) s; client-go: 300. */
   minWatchTimeoutSeconds?: number;
-  /** Client-side limit for one list request. */
+  /** Client-side limit for one list request, head and body. */
   listTimeoutMs?: number;
   /** For jitter and watch timeouts; injectable so tests are deterministic. */
   random?: () => number;
+  /** Waits between attempts; injectable so tests run backoffs in simulated time. */
+  sleep?: Sleep;
+  /** How often the start gate looks at whether the node was listed (the kubelet: 1 s). */
+  nodeSyncPeriodMs?: number;
+  /** A pod list or watch that would hold more pods than this is refused. */
+  maxPods?: number;
+  /** Told how late each dispatched watch event was (read off the stream to SET delivered). */
+  onDispatch?: (lagsMs: readonly number[]) => void;
 }
 
+/**
+ * The default pod cap. The kubelet's --max-pods defaults to 110 and the largest values in use
+ * are a few hundred (EKS's table tops out at 737); terminal pods stay bound to the node until
+ * garbage-collected, so ten times the largest limit still leaves room for them. A 120,000-pod
+ * list (10 MiB of tiny pods) stalled the event loop for seconds; this refuses it after the
+ * parse, before anything is stored, copied or merged.
+ */
+export const DefaultMaxPods = 5000;
 const maxListBytes = 64 * 1024 * 1024;
 const maxStatusBytes = 64 * 1024;
 /** etcd refuses objects over 1.5 MiB; a longer watch line is not an event. */
 const maxEventChars = 8 * 1024 * 1024;
 /** How long past its server-side timeout a silent watch is given before the client drops it. */
 const watchGraceMs = 30_000;
+/** client-go's "very short watch": closed within 1 s without an event. */
+const shortWatchMs = 1000;
+/**
+ * Buffered events are applied for at most this long before their SET is pushed and the event
+ * loop gets a turn: a backlog never blocks /healthz for longer than this plus one merge.
+ */
+const batchBudgetMs = 20;
 
-/** A watch that ended cleanly: did it deliver anything before the server closed it? */
+/** A watch that ended without an error: how many events it delivered. */
 type WatchEnd = { events: number };
 
 export class ApiSource implements PodSource {
@@ -47,38 +74,56 @@ export class ApiSource implements PodSource {
   private readonly client: ApiClient;
   private readonly channel: SourceChannel;
   private readonly logger: Logger;
-  private readonly backoff: Backoff;
+  private readonly clock: Clock;
+  private readonly backoff: BackoffManager;
   private readonly random: () => number;
+  private readonly sleep: Sleep;
+  private readonly options: ApiSourceOptions;
   private readonly minWatchTimeoutSeconds: number;
   private readonly listTimeoutMs: number;
+  private readonly maxPods: number;
   private readonly selector: string;
   /** The UndeltaStore: pods by namespace/name (MetaNamespaceKeyFunc), in arrival order. */
   private readonly store = new Map<string, Pod>();
   /** The reflector's lastSyncResourceVersion; "" until the first list. */
   private resourceVersion = "";
+  /** The open watch response, for the backlog it holds. */
+  private stream: IncomingMessage | undefined;
+  /** When the watch reader last found nothing more buffered behind the event it read. */
+  private behindSince: number | null = null;
   private controller: AbortController | undefined;
   private running: Promise<void> | undefined;
 
   constructor(options: ApiSourceOptions) {
+    this.options = options;
     this.client = new ApiClient(options.kubeConfig);
     this.channel = options.channel;
     this.logger = options.logger ?? silentLogger;
-    this.health = new SourceHealth(ApiserverSource, options.clock ?? systemClock);
+    this.clock = options.clock ?? systemClock;
+    this.health = new SourceHealth(ApiserverSource, this.clock);
     this.random = options.random ?? Math.random;
-    this.backoff = new Backoff(options.backoff, this.random);
+    this.sleep = options.sleep ?? abortableSleep;
+    this.backoff = new BackoffManager(options.backoff ?? {}, this.clock, this.random);
     this.minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
     this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
+    this.maxPods = options.maxPods ?? DefaultMaxPods;
     this.selector = `spec.nodeName=${options.nodeName}`;
+  }
+
+  /** Bytes of the watch stream received and not yet read: the backlog inside the process. */
+  get backlogBytes(): number {
+    return this.stream?.readableLength ?? 0;
+  }
+
+  /** How long the watch reader has had events waiting behind the one it read; 0 caught up. */
+  backlogAgeMs(): number {
+    return this.behindSince === null ? 0 : Math.max(0, this.clock.now() - this.behindSince);
   }
 
   start(): void {
     if (this.running) return;
     const controller = new AbortController();
     this.controller = controller;
-    this.logger.info("watching apiserver", {
-      server: this.client.server,
-      fieldSelector: this.selector,
-    });
     this.running = this.run(controller.signal);
   }
 
@@ -89,33 +134,69 @@ export class ApiSource implements PodSource {
     this.controller = undefined;
   }
 
-  /** ListAndWatch until stopped: relist when the watch cannot resume, else re-watch. */
   private async run(signal: AbortSignal): Promise<void> {
-    let mustList = true;
+    this.logger.info("waiting for node sync before watching apiserver pods", {
+      server: this.client.server,
+      node: this.options.nodeName,
+    });
+    const synced = await waitForNodeSync({
+      client: this.client,
+      nodeName: this.options.nodeName,
+      clock: this.clock,
+      random: this.random,
+      sleep: this.sleep,
+      backoff: this.options.backoff ?? {},
+      periodMs: this.options.nodeSyncPeriodMs ?? 1000,
+      listTimeoutMs: this.listTimeoutMs,
+      failed: (err) => this.failed(err, "list the node again"),
+      signal,
+    });
+    if (!synced) return;
+    this.logger.info("watching apiserver", { fieldSelector: this.selector });
+    // wait.BackoffUntil(ListAndWatch, backoffManager, sliding): a backoff after every return.
     while (!signal.aborted) {
+      await this.listAndWatch(signal);
+      if (signal.aborted) break;
+      await this.sleep(this.backoff.next(), signal);
+    }
+  }
+
+  /** Lists, then watches until a watch cannot be resumed; failures are recorded here. */
+  private async listAndWatch(signal: AbortSignal): Promise<void> {
+    try {
+      await this.list(signal);
+      await this.watchUntilBroken(signal);
+    } catch (err) {
+      if (!signal.aborted) this.failed(err, "relist");
+    }
+  }
+
+  /** Reflector.watch: re-watches from the last resourceVersion until a relist is needed. */
+  private async watchUntilBroken(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const start = this.clock.now();
+      let end: WatchEnd;
       try {
-        if (mustList) {
-          await this.list(signal);
-          mustList = false;
-        }
-        const { events } = await this.watch(signal);
-        if (events > 0) continue;
-        // Closed before a single event: resuming at once could spin against a sick server.
-        throw new ApiSourceError("watch", "watch closed by the server before any event");
+        end = await this.watch(signal);
       } catch (err) {
-        if (signal.aborted) break;
+        if (signal.aborted) return;
+        // Only a refused connection or 429 re-watches; anything else relists after a backoff.
         const error = this.classify(err);
-        if (error.mustRelist) mustList = true;
-        this.health.recordError(error.reason, error.message);
-        const delayMs = Math.round(this.backoff.next());
-        this.logger.warn("apiserver pods list/watch failed", {
-          reason: error.reason,
-          error: error.message,
-          next: mustList ? "relist" : "rewatch",
-          delayMs,
-        });
-        await sleep(delayMs, undefined, { signal }).catch(() => {});
+        this.failed(error, error.retriable ? "rewatch" : "relist");
+        if (!error.retriable) return;
+        await this.sleep(this.backoff.next(), signal);
+        continue;
       }
+      if (this.clock.now() - start >= shortWatchMs) continue;
+      if (end.events === 0) {
+        throw new ApiSourceError(
+          "watch",
+          "very short watch: the watch lasted less than a second and no items received",
+        );
+      }
+      // The kubelet re-watches at once here: a server closing every watch after one event
+      // made it open 1,300 watches/s. A short watch with events waits a backoff first.
+      await this.sleep(this.backoff.next(), signal);
     }
   }
 
@@ -126,17 +207,19 @@ export class ApiSource implements PodSource {
       fieldSelector: this.selector,
       resourceVersion: this.resourceVersion === "" ? "0" : this.resourceVersion,
     });
-    const listSignal = AbortSignal.any([signal, AbortSignal.timeout(this.listTimeoutMs)]);
-    const response = await this.client.get(`/api/v1/pods?${query}`, listSignal);
-    if (response.statusCode !== 200) {
-      throw decodeStatus(await readBody(response, maxStatusBytes), response.statusCode ?? 0);
-    }
-    const list = decodePodList(await readBody(response, maxListBytes));
+    const text = await withDeadline(signal, this.listTimeoutMs, "pod list", async (deadline) => {
+      const response = await this.client.get(`/api/v1/pods?${query}`, deadline);
+      if (response.statusCode !== 200) {
+        throw decodeStatus(await readBody(response, maxStatusBytes), response.statusCode ?? 0);
+      }
+      return readBody(response, maxListBytes);
+    });
+    const list = decodePodList(text, this.maxPods);
     // UndeltaStore.Replace: the list is the new truth, pushed whole even when nothing changed.
     this.store.clear();
     for (const pod of list.pods) this.store.set(storeKey(pod), pod);
     this.resourceVersion = list.resourceVersion;
-    this.succeeded();
+    this.health.recordSuccess();
     this.logger.debug("listed apiserver pods", {
       pods: list.pods.length,
       resourceVersion: list.resourceVersion,
@@ -154,32 +237,83 @@ export class ApiSource implements PodSource {
       timeoutSeconds: String(timeoutSeconds),
     });
     // A connection that went silent (half-open TCP) would otherwise hang the watch forever.
-    const deadline = AbortSignal.timeout(timeoutSeconds * 1000 + watchGraceMs);
-    const response = await this.client.get(
-      `/api/v1/pods?${query}`,
-      AbortSignal.any([signal, deadline]),
-    );
-    if (response.statusCode !== 200) {
-      throw decodeStatus(await readBody(response, maxStatusBytes), response.statusCode ?? 0);
-    }
+    const limitMs = timeoutSeconds * 1000 + watchGraceMs;
+    return withDeadline(signal, limitMs, "pod watch", async (deadline) => {
+      const response = await this.client.get(`/api/v1/pods?${query}`, deadline);
+      if (response.statusCode !== 200) {
+        throw decodeStatus(await readBody(response, maxStatusBytes), response.statusCode ?? 0);
+      }
+      this.stream = response;
+      try {
+        return await this.consume(response);
+      } finally {
+        this.stream = undefined;
+        this.behindSince = null;
+      }
+    });
+  }
+
+  /**
+   * Applies the events of a watch stream to the store. Events already buffered behind one
+   * another are applied together and pushed as one SET (each SET is the whole state, so the
+   * last one says everything), at most `batchBudgetMs` at a time, and the event loop gets a
+   * turn after every SET: a backlog costs one merge per batch instead of one per event and
+   * never starves the process. A broken stream ends the watch as a close does.
+   */
+  private async consume(response: IncomingMessage): Promise<WatchEnd> {
     let events = 0;
-    for await (const line of readLines(response, maxEventChars)) {
-      const event = decodeWatchEvent(line);
-      if (event.type === "ERROR") throw event.error;
-      events += 1;
-      if (event.resourceVersion !== undefined) this.resourceVersion = event.resourceVersion;
-      this.succeeded();
-      if (event.type === "BOOKMARK") continue;
-      if (event.type === "DELETED") this.store.delete(storeKey(event.pod));
-      else this.store.set(storeKey(event.pod), event.pod);
-      await this.push();
+    let readAt: number[] = [];
+    let batchStart = 0;
+    try {
+      for await (const { line, more } of readLines(response, maxEventChars)) {
+        const now = this.clock.now();
+        if (more) this.behindSince ??= now;
+        else this.behindSince = null;
+        if (readAt.length === 0) batchStart = now;
+        events += 1;
+        if (this.apply(line)) readAt.push(now);
+        if (readAt.length > 0 && (!more || now - batchStart >= batchBudgetMs)) {
+          await this.dispatch(readAt);
+          readAt = [];
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof ApiSourceError) || err.reason !== "watch") throw err;
+      // client-go's StreamWatcher ends the watch on a broken stream as on a clean close.
+      this.health.recordError(err.reason, err.message);
     }
+    if (readAt.length > 0) await this.dispatch(readAt);
     return { events };
   }
 
-  private succeeded(): void {
+  /** Applies one watch event to the store; true if the store changed (a SET is due). */
+  private apply(line: string): boolean {
+    const event = decodeWatchEvent(line);
+    if (event.type === "ERROR") throw event.error;
+    if (event.resourceVersion !== undefined) this.resourceVersion = event.resourceVersion;
     this.health.recordSuccess();
-    this.backoff.reset();
+    if (event.type === "BOOKMARK") return false;
+    const key = storeKey(event.pod);
+    // The UndeltaStore pushes on every Add, Update and Delete, changed or not.
+    if (event.type === "DELETED") {
+      this.store.delete(key);
+      return true;
+    }
+    if (!this.store.has(key) && this.store.size >= this.maxPods) {
+      throw new ApiSourceError(
+        "decode",
+        `a watch event would make ${this.store.size + 1} pods, more than the ${this.maxPods} one node can hold`,
+      );
+    }
+    this.store.set(key, event.pod);
+    return true;
+  }
+
+  private async dispatch(readAt: readonly number[]): Promise<void> {
+    await this.push();
+    const now = this.clock.now();
+    this.options.onDispatch?.(readAt.map((at) => now - at));
   }
 
   /** The UndeltaStore's PushFunc: a SET of every pod, as copies the receiver may keep. */
@@ -188,12 +322,23 @@ export class ApiSource implements PodSource {
     return this.channel.send({ op: "SET", source: ApiserverSource, pods });
   }
 
+  /** Counts and logs a failure; `next` says what the reflector does about it. */
+  private failed(err: unknown, next: string): void {
+    const error = this.classify(err);
+    this.health.recordError(error.reason, error.message);
+    this.logger.warn("apiserver list/watch failed", {
+      reason: error.reason,
+      error: error.message,
+      next,
+    });
+  }
+
   private classify(err: unknown): ApiSourceError {
     if (err instanceof ApiSourceError) return err;
-    // Not the API server's doing (the channel failed?): counted as a broken watch, and relisted
-    // because the store may be ahead of what was sent.
+    // Not the API server's doing (the channel failed?): counted as a broken watch; the
+    // reflector relists, because the store may be ahead of what was sent.
     this.logger.error("apiserver source: unexpected failure", { error: errorMessage(err) });
-    return new ApiSourceError("watch", errorMessage(err), undefined, true);
+    return new ApiSourceError("watch", errorMessage(err));
   }
 }
 

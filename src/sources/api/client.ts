@@ -47,7 +47,10 @@ export class ApiClient {
       const request = send(url, { ...options, signal });
       request.once("response", resolve);
       // `on`, not `once`: an abort after the response may emit a second error.
-      request.on("error", (err) => reject(new ApiSourceError("fetch", errorMessage(err))));
+      request.on("error", (err) => {
+        const refused = (err as NodeJS.ErrnoException).code === "ECONNREFUSED";
+        reject(new ApiSourceError("fetch", errorMessage(err), undefined, refused));
+      });
       request.end();
     });
   }
@@ -73,23 +76,37 @@ export async function readBody(response: IncomingMessage, limit: number): Promis
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** A line of a watch stream, and whether more data is already buffered behind it. */
+export interface WatchLine {
+  line: string;
+  /** False once the line is the last complete one received: the reader has caught up. */
+  more: boolean;
+}
+
 /**
  * The lines of a watch stream. The API server ends every JSON event with a newline; a line
  * longer than `limit` is refused. A broken stream surfaces as a `watch` error.
  */
-export async function* readLines(response: IncomingMessage, limit: number): AsyncGenerator<string> {
+export async function* readLines(
+  response: IncomingMessage,
+  limit: number,
+): AsyncGenerator<WatchLine> {
   const decoder = new StringDecoder("utf8");
   let buffered = "";
   try {
     for await (const chunk of response as AsyncIterable<Buffer>) {
       buffered += decoder.write(chunk);
+      // An index walks the chunk: slicing the rest off after every line was quadratic.
+      let start = 0;
       let newline = buffered.indexOf("\n");
       while (newline >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (line.trim() !== "") yield line;
-        newline = buffered.indexOf("\n");
+        const line = buffered.slice(start, newline);
+        start = newline + 1;
+        newline = buffered.indexOf("\n", start);
+        const more = newline >= 0 || response.readableLength > 0;
+        if (line.trim() !== "") yield { line, more };
       }
+      buffered = buffered.slice(start);
       if (buffered.length > limit) {
         throw new ApiSourceError("decode", `watch event larger than ${limit} characters`);
       }
@@ -99,5 +116,5 @@ export async function* readLines(response: IncomingMessage, limit: number): Asyn
     throw new ApiSourceError("watch", `watch stream broke: ${errorMessage(err)}`);
   }
   buffered += decoder.end();
-  if (buffered.trim() !== "") yield buffered;
+  if (buffered.trim() !== "") yield { line: buffered, more: false };
 }

@@ -23,10 +23,17 @@ function parse(text: string, what: string): unknown {
   }
 }
 
-export function decodePodList(text: string): PodList {
+/** Refuses a list of more than `maxPods` before any item is looked at or kept. */
+export function decodePodList(text: string, maxPods: number): PodList {
   const list = parse(text, "pod list");
   if (!isObject(list) || !Array.isArray(list.items) || !isObject(list.metadata)) {
     throw new ApiSourceError("decode", "pod list has no items or metadata");
+  }
+  if (list.items.length > maxPods) {
+    throw new ApiSourceError(
+      "decode",
+      `pod list has ${list.items.length} pods, more than the ${maxPods} one node can hold`,
+    );
   }
   if (list.kind !== undefined && list.kind !== "PodList") {
     throw new ApiSourceError("decode", `expected a PodList, got ${String(list.kind)}`);
@@ -36,6 +43,14 @@ export function decodePodList(text: string): PodList {
     throw new ApiSourceError("decode", "pod list has no metadata.resourceVersion");
   }
   return { resourceVersion, pods: list.items.map((item) => toPod(item, "pod list item")) };
+}
+
+/** A NodeList: only its shape matters, the kubelet's start gate waits for it to be listed. */
+export function checkNodeList(text: string): void {
+  const list = parse(text, "node list");
+  if (!isObject(list) || !Array.isArray(list.items) || !isObject(list.metadata)) {
+    throw new ApiSourceError("decode", "node list has no items or metadata");
+  }
 }
 
 export function decodeWatchEvent(line: string): WatchEvent {

@@ -8,19 +8,19 @@ export class ApiSourceError extends Error {
     message: string,
     /** The HTTP or Status code when the server answered with one. */
     readonly code?: number,
-    /** Whether only a relist can recover, beyond what reason and code say. */
-    private readonly forceRelist = false,
+    /** The TCP connection was refused: the server is most likely down, not the data wrong. */
+    readonly connectionRefused = false,
   ) {
     super(message);
     this.name = "ApiSourceError";
   }
 
   /**
-   * Whether the reflector must list again rather than resume watching: a refusal (any Status,
-   * 410 Gone among them: the resourceVersion left the server's window) or garbage invalidates
-   * the stream; a network failure (fetch, watch) only broke the connection.
+   * client-go's isWatchErrorRetriable: a refused connection or 429 Too Many Requests. Opening a
+   * watch that fails so is retried after a backoff from the same resourceVersion; any other
+   * failure ends ListAndWatch, and the reflector relists after the backoff.
    */
-  get mustRelist(): boolean {
-    return this.forceRelist || this.reason === "status" || this.reason === "decode";
+  get retriable(): boolean {
+    return this.connectionRefused || this.code === 429;
   }
 }
