@@ -1,13 +1,38 @@
 // Deep copy and deep equality for pods in JSON wire form. Hand-written rather than
 // structuredClone / JSON round-trips: both are called per pod on every merge, and these
 // walk plain JSON objects several times faster.
+//
+// Map keys are data: a label may be called `constructor`, `toString` or `__proto__`. So a key
+// is looked up only as an own property (never one inherited from Object.prototype), and a copy
+// defines `__proto__` as an own property where `copy[key] = value` would set the prototype.
+
+type JsonObject = Record<string, unknown>;
+
+/** `object[key]` if it is the object's own property, else undefined. */
+export function ownValue(object: JsonObject, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/** `object[key] = value` as data, also for the key `__proto__`. */
+export function setOwn(object: JsonObject, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(object, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else {
+    object[key] = value;
+  }
+}
 
 /** A deep copy of a JSON value (plain objects, arrays, primitives). */
 export function deepCopy<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map(deepCopy) as T;
-  const copy: Record<string, unknown> = {};
-  for (const key in value) copy[key] = deepCopy((value as Record<string, unknown>)[key]);
+  const copy: JsonObject = {};
+  for (const key in value) setOwn(copy, key, deepCopy((value as JsonObject)[key]));
   return copy as T;
 }
 
@@ -25,7 +50,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (typeof a !== "object" || typeof b !== "object") return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) return arraysEqual(a, b as unknown[]);
-  return objectsEqual(a as Record<string, unknown>, b as Record<string, unknown>);
+  return objectsEqual(a as JsonObject, b as JsonObject);
 }
 
 function arraysEqual(a: unknown[], b: unknown[]): boolean {
@@ -34,11 +59,11 @@ function arraysEqual(a: unknown[], b: unknown[]): boolean {
   return true;
 }
 
-function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+function objectsEqual(a: JsonObject, b: JsonObject): boolean {
   let keys = 0;
   let absentFromB = false;
   for (const key in a) {
-    const other = b[key];
+    const other = ownValue(b, key);
     if (!deepEqual(a[key], other)) return false;
     if (other === undefined) absentFromB = true;
     keys++;
@@ -46,11 +71,11 @@ function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): b
   // Every key of `a` is in `b`: equal key counts mean `b` has no other key (the usual case,
   // and no second lookup per key).
   if (!absentFromB && countKeys(b) === keys) return true;
-  for (const key in b) if (!(key in a) && !isAbsent(b[key])) return false;
+  for (const key in b) if (!Object.hasOwn(a, key) && !isAbsent(b[key])) return false;
   return true;
 }
 
-function countKeys(object: Record<string, unknown>): number {
+function countKeys(object: JsonObject): number {
   let keys = 0;
   for (const _ in object) keys++;
   return keys;

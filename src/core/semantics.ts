@@ -1,7 +1,7 @@
 // When a pod from a source differs from the stored one: the kubelet's podsDifferSemantically,
 // isAnnotationMapEqual and checkAndUpdatePod (pkg/kubelet/config/config.go).
 import type { Clock } from "./deps.js";
-import { deepEqual } from "./json.js";
+import { deepEqual, ownValue } from "./json.js";
 import {
   ConfigFirstSeenAnnotationKey,
   ConfigMirrorAnnotationKey,
@@ -30,10 +30,10 @@ export function isAnnotationMapEqual(
   const candidateMap = candidate ?? {};
   for (const key in candidateMap) {
     if (isLocalAnnotationKey(key)) continue;
-    if (!(key in existingMap) || existingMap[key] !== candidateMap[key]) return false;
+    if (!Object.hasOwn(existingMap, key) || existingMap[key] !== candidateMap[key]) return false;
   }
   for (const key in existingMap) {
-    if (!isLocalAnnotationKey(key) && !(key in candidateMap)) return false;
+    if (!isLocalAnnotationKey(key) && !Object.hasOwn(candidateMap, key)) return false;
   }
   return true;
 }
@@ -84,8 +84,8 @@ function updatedAnnotations(
   const annotations: Record<string, string> = { ...ref.annotations };
   annotations[ConfigSourceAnnotationKey] = source;
   for (const key of localAnnotations) {
-    const stored = existing.annotations?.[key];
-    if (stored !== undefined) annotations[key] = stored;
+    const stored = existing.annotations && ownValue(existing.annotations, key);
+    if (typeof stored === "string") annotations[key] = stored;
   }
   return annotations;
 }
