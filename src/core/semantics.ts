@@ -55,9 +55,10 @@ export type PodChange = "none" | "reconcile" | "update" | "gracefulDelete";
 
 /**
  * Updates the stored pod in place from `ref` and says what changed. Like the kubelet, the
- * stored pod takes `ref`'s objects rather than copies: sent pods belong to the storage.
- * Status alone is a reconcile; anything semantic is an update, or a graceful delete
- * when the new pod carries a deletionTimestamp.
+ * stored pod takes `ref`'s objects rather than copies. It writes only into the objects the
+ * storage owns (the pod, its metadata and annotations: see newStoredPod), never into `ref`'s,
+ * which the source may still hold. Status alone is a reconcile; anything semantic is an
+ * update, or a graceful delete when the new pod carries a deletionTimestamp.
  */
 export function checkAndUpdatePod(existing: Pod, ref: Pod, source: string): PodChange {
   if (!podsDifferSemantically(existing, ref)) {
@@ -90,15 +91,25 @@ function updatedAnnotations(
   return annotations;
 }
 
-/** A pod new to this source, annotated with the source and first-seen time, to be stored. */
+/**
+ * A pod new to this source, annotated with the source and first-seen time, to be stored.
+ * Structural sharing: the pod, its metadata and annotations are the storage's own shallow
+ * copies (the only objects it ever writes into); everything below them is `ref`'s, shared
+ * with the source and read-only on both sides. Spreads copy `__proto__` as an own key.
+ */
 export function newStoredPod(ref: Pod, source: string, clock: Clock): Pod {
-  ref.metadata ??= {};
-  ref.metadata.annotations = {
-    ...ref.metadata.annotations,
-    [ConfigSourceAnnotationKey]: source,
-    [ConfigFirstSeenAnnotationKey]: new Date(clock.now()).toISOString(),
+  const metadata = ref.metadata ?? {};
+  return {
+    ...ref,
+    metadata: {
+      ...metadata,
+      annotations: {
+        ...metadata.annotations,
+        [ConfigSourceAnnotationKey]: source,
+        [ConfigFirstSeenAnnotationKey]: new Date(clock.now()).toISOString(),
+      },
+    },
   };
-  return ref;
 }
 
 /** Go's `existing.X = ref.X`: a nil value leaves the field unset, not set to undefined. */

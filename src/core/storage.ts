@@ -14,7 +14,17 @@ import {
   podUID,
 } from "./types.js";
 
-type PodMap = Map<string, Pod>;
+/**
+ * A stored pod and the object the source last sent for it. A source that sends the same
+ * object again (the api source's unchanged pods: structural sharing) is answered in O(1):
+ * sent pods are read-only on both sides, so the same object is the same pod.
+ */
+interface StoredPod {
+  pod: Pod;
+  sent: Pod;
+}
+
+type PodMap = Map<string, StoredPod>;
 
 /** Stored pods (not copies) sorted by what the merge did to them. */
 interface MergeResult {
@@ -52,7 +62,7 @@ export class PodStorage {
   mergedState(): Pod[] {
     const pods: Pod[] = [];
     for (const sourcePods of this.pods.values()) {
-      for (const pod of sourcePods.values()) pods.push(deepCopy(pod));
+      for (const { pod } of sourcePods.values()) pods.push(deepCopy(pod));
     }
     return pods;
   }
@@ -98,7 +108,7 @@ export class PodStorage {
           const existing = pods.get(podUID(pod));
           if (!existing) continue;
           pods.delete(podUID(pod));
-          result.removes.push(existing);
+          result.removes.push(existing.pod);
         }
         break;
       case "SET": {
@@ -106,7 +116,9 @@ export class PodStorage {
         const oldPods = pods;
         pods = new Map();
         this.updatePods(source, update.pods, oldPods, pods, result);
-        for (const [uid, existing] of oldPods) if (!pods.has(uid)) result.removes.push(existing);
+        for (const [uid, existing] of oldPods) {
+          if (!pods.has(uid)) result.removes.push(existing.pod);
+        }
         break;
       }
       case "RESTORE":
@@ -136,15 +148,17 @@ export class PodStorage {
       const existing = oldPods.get(uid);
       if (!existing) {
         const stored = newStoredPod(ref, source, this.options.clock);
-        pods.set(uid, stored);
+        pods.set(uid, { pod: stored, sent: ref });
         result.adds.push(stored);
         continue;
       }
       pods.set(uid, existing);
-      const change = checkAndUpdatePod(existing, ref, source);
-      if (change === "update") result.updates.push(existing);
-      else if (change === "reconcile") result.reconciles.push(existing);
-      else if (change === "gracefulDelete") result.deletes.push(existing);
+      if (existing.sent === ref) continue;
+      existing.sent = ref;
+      const change = checkAndUpdatePod(existing.pod, ref, source);
+      if (change === "update") result.updates.push(existing.pod);
+      else if (change === "reconcile") result.reconciles.push(existing.pod);
+      else if (change === "gracefulDelete") result.deletes.push(existing.pod);
     }
   }
 

@@ -72,9 +72,11 @@ export interface SourceChannel {
    * resolves once every update this merge emits is on the queue. While the queue is full it
    * waits: backpressure, never a drop.
    *
-   * The pods sent become PodConfig's, as with a Go channel send: the storage annotates and
-   * keeps them (the kubelet does the same), so a source sends freshly decoded objects and
-   * does not touch them afterwards. What PodConfig emits are copies, free to modify.
+   * The pods sent are read-only from then on, for the source and for PodConfig alike: the
+   * storage keeps them (structural sharing) but writes only into its own shallow copies of a
+   * pod, its metadata and annotations; a source that changes a pod sends a new object (it may
+   * send an unchanged pod's same object again: that is compared in O(1)). What PodConfig
+   * emits are deep copies, free to modify.
    */
   send(update: PodUpdate): Promise<void>;
 }
