@@ -5,7 +5,9 @@
 import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-client";
 import { ApiserverSource, FileSource, HTTPSource, PodOperations } from "../src/core/types.js";
 import { SourceErrorReasons } from "../src/sources/health.js";
+import { collectors } from "../src/telemetry/collectors.js";
 import { createObservedCore } from "../src/telemetry/observed_core.js";
+import { sourceSeries } from "../src/telemetry/source_series.js";
 
 /** The sources main can configure, registered the way it registers them. */
 const sources = [FileSource, HTTPSource, ApiserverSource];
@@ -37,7 +39,11 @@ function rows(registry: Registry<RegistryContentType>): MetricRow[] {
   });
 }
 
-function registryOf(options: { exemplars: boolean; exporterMetrics: boolean }) {
+function registryOf(options: {
+  exemplars: boolean;
+  exporterMetrics: boolean;
+  collectors?: ReadonlySet<string>;
+}) {
   const core = createObservedCore({
     clock: { now: () => 0 },
     metrics: { ...options, sourceHealth: () => [], build: { version: "", revision: "" } },
@@ -60,14 +66,19 @@ const cell = (text: string): string => (text === "" ? "—" : text.replaceAll("|
 
 /** A markdown table with padded columns, the way biome formats one (the file is checked). */
 function table(metrics: readonly MetricRow[]): string[] {
-  const header = ["metric", "type", "labels", "unit", "help"];
-  const body = metrics.map((m) => [
-    code(m.name),
-    m.type,
-    cell(list(m.labels)),
-    cell(unit(m.name)),
-    cell(m.help),
-  ]);
+  return grid(
+    ["metric", "type", "labels", "unit", "help"],
+    metrics.map((m) => [
+      code(m.name),
+      m.type,
+      cell(list(m.labels)),
+      cell(unit(m.name)),
+      cell(m.help),
+    ]),
+  );
+}
+
+function grid(header: readonly string[], body: readonly string[][]): string[] {
   const widths = header.map((_, i) =>
     Math.max(...[header, ...body].map((row) => row[i]?.length ?? 0)),
   );
@@ -92,6 +103,14 @@ export function renderMetricsDoc(): string {
   const openMetrics = registryOf({ exemplars: true, exporterMetrics: false });
   const all = rows(plain.registry);
   const own = all.filter((m) => m.name.startsWith("podconfig_"));
+  const groups = collectors.map((collector) => {
+    const only = registryOf({
+      exemplars: false,
+      exporterMetrics: false,
+      collectors: new Set([collector.name]),
+    });
+    return { collector, metrics: rows(only.registry) };
+  });
   const exporter = all.filter((m) => !m.name.startsWith("podconfig_"));
   const withExemplars = rows(openMetrics.registry).filter((m) => m.exemplars);
   const counter = own.find((m) => m.type === "counter")?.name ?? "";
@@ -103,19 +122,39 @@ export function renderMetricsDoc(): string {
     "# Metrics",
     "",
     "What the exporter serves on `/metrics` (`--web.telemetry-path`). Every value is read from the",
-    "readiness core at scrape time. Each registered source has every per-source series from the",
+    "readiness core at scrape time. Each registered source has its per-source series from the",
     "start, at 0 until something happens; `podconfig_time_to_ready_seconds` alone is absent until",
     "all sources are ready. Histograms also carry `le` on their `_bucket` series.",
     "",
-    "## podconfig_*",
+    "## podconfig_*, by collector",
     "",
-    ...table(own),
+    "The metrics come in groups, node_exporter style: `--collector.<name>` enables a group,",
+    "`--no-collector.<name>` disables it (`PODCONFIG_COLLECTOR_<NAME>=false` likewise).",
     "",
+    ...groups.flatMap(({ collector, metrics }) => [
+      `### \`${collector.name}\` (${collector.enabledByDefault ? "enabled" : "disabled"} by default)`,
+      "",
+      collector.help,
+      "",
+      ...table(metrics),
+      "",
+    ]),
     "Label values:",
     "",
     `- \`source\`: ${list(sources)}: whichever sources are configured.`,
     `- \`op\`: ${list(PodOperations)}.`,
     `- \`reason\`: ${list(SourceErrorReasons)}.`,
+    "",
+    "Only the combinations a source can produce exist from the start (at 0); any other appears",
+    "once it is counted:",
+    "",
+    ...grid(
+      ["source", "`op` sent", "`op` dispatched", "error `reason`"],
+      sources.map((source) => {
+        const { sent, dispatched, errors } = sourceSeries(source);
+        return [code(source), list(sent), list(dispatched), list(errors)];
+      }),
+    ),
     "",
     "## The exporter's own process and Node.js metrics",
     "",

@@ -128,6 +128,8 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       exemplars: config.web.enableExemplars,
       exporterMetrics: !config.web.disableExporterMetrics,
       build: deps.build,
+      collectors: config.collectors.enabled,
+      dispatchDetailed: config.collectors.dispatchDetailed,
     },
     onDispatch: () => {
       const readyAt = core.sourcesReady.allReadyAt();

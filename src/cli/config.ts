@@ -15,6 +15,7 @@ import {
   type KubeletConfigSources,
   readKubeletConfig,
 } from "../sources/kubelet_config.js";
+import { collectors } from "../telemetry/collectors.js";
 import {
   envName,
   type FlagValue,
@@ -51,6 +52,8 @@ export interface ExporterConfig {
     enableExemplars: boolean;
   };
   log: { level: LogLevel; format: LogFormat };
+  /** The enabled metric collectors and the dispatch histograms' detail. */
+  collectors: { enabled: ReadonlySet<string>; dispatchDetailed: boolean };
 }
 
 export type CliCommand =
@@ -195,6 +198,18 @@ export async function resolveConfig(
       log: {
         level: flags.enum<LogLevel>("log.level", "info"),
         format: flags.enum<LogFormat>("log.format", "json"),
+      },
+      collectors: {
+        enabled: new Set(
+          collectors
+            .filter((c) =>
+              flags.isSet(`collector.${c.name}`)
+                ? flags.bool(`collector.${c.name}`)
+                : c.enabledByDefault,
+            )
+            .map((c) => c.name),
+        ),
+        dispatchDetailed: flags.bool("collector.dispatch.detailed"),
       },
     },
   };

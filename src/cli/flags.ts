@@ -1,6 +1,8 @@
 // The command line: the flag table (kubelet names where the kubelet has the flag, exporter
-// conventions for the rest) and a parser for `--flag=value`, `--flag value` and the
-// PODCONFIG_<FLAG> environment. Values stay strings here; config.ts gives them types.
+// conventions for the rest) and a parser for `--flag=value`, `--flag value`, `--no-<bool flag>`
+// (kingpin's negation, as node_exporter's --no-collector.<name>) and the PODCONFIG_<FLAG>
+// environment. Values stay strings here; config.ts gives them types.
+import { collectors } from "../telemetry/collectors.js";
 
 export type FlagKind = "string" | "duration" | "bool" | "enum";
 
@@ -108,6 +110,20 @@ export const flagSpecs: readonly FlagSpec[] = [
     kind: "bool",
     help: "Attach trace exemplars to the dispatch histogram (served in OpenMetrics format).",
   },
+  // node_exporter's collector flags: --collector.<name> / --no-collector.<name>.
+  ...collectors.map(
+    (c): FlagSpec => ({
+      name: `collector.${c.name}`,
+      kind: "bool",
+      default: c.enabledByDefault ? "enabled" : "disabled",
+      help: `${c.help} (--no-collector.${c.name} disables it)`,
+    }),
+  ),
+  {
+    name: "collector.dispatch.detailed",
+    kind: "bool",
+    help: "The op label and fine buckets (13 and 12) on the dispatch histograms, for diagnosis: 127 series instead of 14.",
+  },
   {
     name: "log.level",
     kind: "enum",
@@ -168,6 +184,13 @@ export function parseBool(raw: string): boolean | undefined {
   return undefined;
 }
 
+/** `no-web.enable-exemplars` -> the bool flag it turns off, if it is one. */
+function negatedBool(name: string): FlagSpec | undefined {
+  if (specsByName.has(name) || !name.startsWith("no-")) return undefined;
+  const spec = specsByName.get(name.slice("no-".length));
+  return spec?.kind === "bool" ? spec : undefined;
+}
+
 /** Command-line arguments, then the environment for every flag the arguments did not set. */
 export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedFlags {
   const values = new Map<string, FlagValue>();
@@ -194,6 +217,12 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     }
     const eq = arg.indexOf("=");
     const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const negated = negatedBool(name);
+    if (negated && eq < 0) {
+      values.set(negated.name, { values: ["false"], origin: "flag" });
+      previous = negated;
+      continue;
+    }
     const spec = specsByName.get(name);
     if (!spec) throw new UsageError(`unknown flag --${name}`);
     let value: string;

@@ -1,15 +1,13 @@
-// The exporter's prom-client registry: the metric catalogue of architecture.md, read from the
-// core at scrape time, plus the dispatch histograms the sync loop feeds through onDispatch.
-import { collectDefaultMetrics, Gauge, Registry, type RegistryContentType } from "prom-client";
+// The exporter's prom-client registry: the enabled collectors (collectors.ts) of the metric
+// catalogue of architecture.md, read from the core at scrape time, plus the dispatch histograms
+// the sync loop feeds through onDispatch, and the exporter's own process metrics.
+import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-client";
 import type { Readiness } from "../core/readiness.js";
 import type { DispatchObservation } from "../core/sync_loop.js";
 import type { SourceHealth } from "../sources/health.js";
-import { type BuildInfo, registerBuildInfo } from "./build_info.js";
-import { registerDispatchHistograms } from "./dispatch_histograms.js";
+import type { BuildInfo } from "./build_info.js";
+import { type CollectorName, collectors, defaultCollectors } from "./collectors.js";
 import { oncePerScrape } from "./per_scrape.js";
-import { registerReadinessMetrics } from "./readiness_metrics.js";
-import { registerSourceHealthMetrics } from "./source_health_metrics.js";
-import { registerUpdateCounters } from "./update_counters.js";
 
 export interface MetricsOptions {
   /** The core's read-only state (src/core/readiness.ts), read in collect() at scrape time. */
@@ -25,6 +23,10 @@ export interface MetricsOptions {
   build: BuildInfo;
   /** PodConfig.queueLength: updates on the queue not yet taken by the sync loop. */
   queueLength?: () => number;
+  /** The enabled collectors (--collector.<name>); the defaults when not given. */
+  collectors?: ReadonlySet<CollectorName>;
+  /** --collector.dispatch.detailed: the op label and fine buckets on the dispatch histograms. */
+  dispatchDetailed?: boolean;
 }
 
 export interface PodConfigMetrics {
@@ -43,30 +45,23 @@ export function createMetrics(options: MetricsOptions): PodConfigMetrics {
   // Exemplars exist only in OpenMetrics; prom-client refuses them on a 0.0.4 registry, so the
   // content type is set before any metric registers.
   if (options.exemplars) registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-  const state = oncePerScrape(options.readiness);
-  registerBuildInfo(registry, options.build, options.startTime);
-  registerReadinessMetrics(registry, state, options.startTime);
-  registerUpdateCounters(registry, state);
-  registerSourceHealthMetrics(registry, options.sourceHealth, () =>
-    state().sources.map(({ source }) => source),
-  );
-  const observeDispatch = registerDispatchHistograms(registry, options.exemplars);
-  const { queueLength } = options;
-  if (queueLength) {
-    new Gauge({
-      name: "podconfig_queue_length",
-      help: "Updates emitted by pod storage and waiting on the bounded queue for the sync loop.",
-      registers: [registry],
-      collect() {
-        this.set(queueLength());
-      },
-    });
-  }
+  const observers: ((observation: DispatchObservation) => void)[] = [];
+  const context = {
+    ...options,
+    registry,
+    readiness: oncePerScrape(options.readiness),
+    dispatchDetailed: options.dispatchDetailed ?? false,
+    onDispatch: (observer: (observation: DispatchObservation) => void) => observers.push(observer),
+  };
+  const enabled = options.collectors ?? defaultCollectors;
+  for (const collector of collectors) if (enabled.has(collector.name)) collector.register(context);
   if (options.exporterMetrics) registerExporterMetrics(registry);
   return {
     registry,
     contentType: registry.contentType,
-    observeDispatch,
+    observeDispatch: (observation) => {
+      for (const observe of observers) observe(observation);
+    },
     render: () => registry.metrics(),
   };
 }

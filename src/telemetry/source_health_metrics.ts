@@ -1,13 +1,11 @@
 // What the sources report about themselves: failures by reason and the last success, read from
-// their SourceHealth records at scrape time. Every registered source gets every reason at 0.
+// their SourceHealth records at scrape time. Every registered source gets the reasons it can
+// record at 0 (source_series.ts).
 import { Gauge, type Registry, type RegistryContentType } from "prom-client";
-import {
-  type SourceErrorReason,
-  SourceErrorReasons,
-  type SourceHealth,
-} from "../sources/health.js";
+import type { SourceErrorReason, SourceHealth } from "../sources/health.js";
 import { mirroredCounter } from "./mirrored_counter.js";
 import { oncePerScrape } from "./per_scrape.js";
+import { countsToExpose, sourceSeries } from "./source_series.js";
 import { timestampSeconds } from "./units.js";
 
 interface HealthTotals {
@@ -51,9 +49,8 @@ export function registerSourceHealthMetrics(
     registry,
     *totals() {
       for (const [source, totals] of health()) {
-        for (const reason of SourceErrorReasons) {
-          yield [{ source, reason }, totals.errors.get(reason) ?? 0];
-        }
+        for (const [reason, total] of countsToExpose(sourceSeries(source).errors, totals.errors))
+          yield [{ source, reason }, total];
       }
     },
   });

@@ -3,25 +3,32 @@
 // refused because sources were not ready.
 import type { Registry, RegistryContentType } from "prom-client";
 import type { Readiness, SourceReadiness } from "../core/readiness.js";
-import { PodOperations } from "../core/types.js";
+import { type PodOperation, PodOperations } from "../core/types.js";
 import { mirroredCounter, type SeriesTotal } from "./mirrored_counter.js";
+import { countsToExpose, type SourceSeries, sourceSeries } from "./source_series.js";
 
 const sourceAndOp = ["source", "op"] as const;
 const noLabels = [] as const;
 
 /**
- * Every op for every registered source, 0 when none was counted. Only the seven ops of the
- * vocabulary: an unknown op is ignored by pod storage and would only add label values.
+ * Per registered source, the ops that can occur for it (0 until counted) and any other op of
+ * the vocabulary once counted. Only the seven ops: an unknown op is ignored by pod storage and
+ * would only add label values.
  */
 function* bySourceAndOp(
   readiness: Readiness,
+  expected: (series: SourceSeries) => readonly PodOperation[],
   counts: (source: SourceReadiness) => ReadonlyMap<string, number>,
 ): Iterable<SeriesTotal<"source" | "op">> {
   for (const source of readiness.sources) {
-    const byOp = counts(source);
-    for (const op of PodOperations) yield [{ source: source.source, op }, byOp.get(op) ?? 0];
+    const known = new Map([...counts(source)].filter(([op]) => isPodOperation(op)));
+    const zeros = expected(sourceSeries(source.source));
+    for (const [op, total] of countsToExpose<string>(zeros, known))
+      yield [{ source: source.source, op }, total];
   }
 }
+
+const isPodOperation = (op: string): boolean => (PodOperations as readonly string[]).includes(op);
 
 export function registerUpdateCounters(
   registry: Registry<RegistryContentType>,
@@ -32,14 +39,24 @@ export function registerUpdateCounters(
     help: "Updates the sources sent into PodConfig, by op as sent.",
     labelNames: sourceAndOp,
     registry,
-    totals: () => bySourceAndOp(state(), (source) => source.updatesSent),
+    totals: () =>
+      bySourceAndOp(
+        state(),
+        (series) => series.sent,
+        (source) => source.updatesSent,
+      ),
   });
   mirroredCounter({
     name: "podconfig_updates_dispatched_total",
     help: "Updates the sync loop handed to the handler, by op as emitted by pod storage.",
     labelNames: sourceAndOp,
     registry,
-    totals: () => bySourceAndOp(state(), (source) => source.updatesDispatched),
+    totals: () =>
+      bySourceAndOp(
+        state(),
+        (series) => series.dispatched,
+        (source) => source.updatesDispatched,
+      ),
   });
   mirroredCounter({
     name: "podconfig_housekeeping_total",

@@ -19,48 +19,51 @@ before(() => {
 });
 after(() => tracing.shutdown());
 
-test("histogram exemplars carry the trace and span ids of exported process spans", async (t) => {
-  const pipeline = createPipeline({
-    sources: ["file", "http", "api"],
-    clock: new ManualClock(),
-    tracer: tracing.tracer,
-    exemplars: true,
-  });
-  t.after(() => pipeline.stop());
-  pipeline.run();
-  const { channels } = pipeline;
-  await channels.file?.send({ op: "SET", source: "file", pods: [createValidPod("a", "ns")] });
-  await channels.http?.send({ op: "SET", source: "http", pods: [createValidPod("b", "ns")] });
-  await channels.api?.send({ op: "SET", source: "api", pods: [] });
-  await channels.file?.send({ op: "REMOVE", source: "file", pods: [createValidPod("a", "ns")] });
-  await pipeline.dispatched(4);
-  const processSpans = (): ReadableSpan[] =>
-    exporter.getFinishedSpans().filter((span) => span.name.startsWith("process "));
-  await waitFor(() => processSpans().length === 4, "4 process spans exported");
+for (const dispatchDetailed of [false, true])
+  test(`histogram exemplars carry the trace and span ids of exported process spans${dispatchDetailed ? " (detailed)" : ""}`, async (t) => {
+    exporter.reset();
+    const pipeline = createPipeline({
+      sources: ["file", "http", "api"],
+      clock: new ManualClock(),
+      tracer: tracing.tracer,
+      exemplars: true,
+      dispatchDetailed,
+    });
+    t.after(() => pipeline.stop());
+    pipeline.run();
+    const { channels } = pipeline;
+    await channels.file?.send({ op: "SET", source: "file", pods: [createValidPod("a", "ns")] });
+    await channels.http?.send({ op: "SET", source: "http", pods: [createValidPod("b", "ns")] });
+    await channels.api?.send({ op: "SET", source: "api", pods: [] });
+    await channels.file?.send({ op: "REMOVE", source: "file", pods: [createValidPod("a", "ns")] });
+    await pipeline.dispatched(4);
+    const processSpans = (): ReadableSpan[] =>
+      exporter.getFinishedSpans().filter((span) => span.name.startsWith("process "));
+    await waitFor(() => processSpans().length === 4, "4 process spans exported");
 
-  const exposition = parseExposition(await pipeline.metrics.render(), true);
-  const exemplarsOf = (name: string): Sample[] =>
-    samples(exposition, name).filter((sample) => sample.exemplar !== undefined);
-  const spanIds = new Map(
-    processSpans().map((span) => [span.spanContext().spanId, span.spanContext().traceId]),
-  );
-  for (const name of [
-    "podconfig_dispatch_duration_seconds_bucket",
-    "podconfig_queue_wait_seconds_bucket",
-  ]) {
-    const withExemplars = exemplarsOf(name);
-    assert.ok(withExemplars.length > 0, `no exemplar on ${name}`);
-    for (const { exemplar, labels } of withExemplars) {
-      assert.deepEqual(Object.keys(exemplar?.labels ?? {}).sort(), ["span_id", "trace_id"]);
-      const spanId = exemplar?.labels.span_id as string;
-      assert.equal(exemplar?.labels.trace_id, spanIds.get(spanId), `exemplar of ${name}`);
-      // An exemplar sits in the bucket its value falls into.
-      assert.ok((exemplar?.value ?? Number.NaN) <= Number(labels.le), `${name} le=${labels.le}`);
+    const exposition = parseExposition(await pipeline.metrics.render(), true);
+    const exemplarsOf = (name: string): Sample[] =>
+      samples(exposition, name).filter((sample) => sample.exemplar !== undefined);
+    const spanIds = new Map(
+      processSpans().map((span) => [span.spanContext().spanId, span.spanContext().traceId]),
+    );
+    for (const name of [
+      "podconfig_dispatch_duration_seconds_bucket",
+      "podconfig_queue_wait_seconds_bucket",
+    ]) {
+      const withExemplars = exemplarsOf(name);
+      assert.ok(withExemplars.length > 0, `no exemplar on ${name}`);
+      for (const { exemplar, labels } of withExemplars) {
+        assert.deepEqual(Object.keys(exemplar?.labels ?? {}).sort(), ["span_id", "trace_id"]);
+        const spanId = exemplar?.labels.span_id as string;
+        assert.equal(exemplar?.labels.trace_id, spanIds.get(spanId), `exemplar of ${name}`);
+        // An exemplar sits in the bucket its value falls into.
+        assert.ok((exemplar?.value ?? Number.NaN) <= Number(labels.le), `${name} le=${labels.le}`);
+      }
     }
-  }
-  // The ADD and REMOVE dispatches each keep an exemplar of their own op.
-  const ops = new Set(
-    exemplarsOf("podconfig_dispatch_duration_seconds_bucket").map((sample) => sample.labels.op),
-  );
-  assert.deepEqual([...ops].sort(), ["ADD", "REMOVE"]);
-});
+    // Detailed, the ADD and REMOVE dispatches each keep an exemplar of their own op.
+    const ops = new Set(
+      exemplarsOf("podconfig_dispatch_duration_seconds_bucket").map((sample) => sample.labels.op),
+    );
+    assert.deepEqual([...ops].sort(), dispatchDetailed ? ["ADD", "REMOVE"] : [undefined]);
+  });

@@ -14,6 +14,7 @@ export interface PipelineOptions {
   health?: readonly SourceHealth[];
   exemplars?: boolean;
   exporterMetrics?: boolean;
+  dispatchDetailed?: boolean;
 }
 
 export interface Pipeline extends ObservedCore {
@@ -36,6 +37,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       exemplars: options.exemplars ?? false,
       exporterMetrics: options.exporterMetrics ?? false,
       build: { version: "1.2.3", revision: "abc123" },
+      dispatchDetailed: options.dispatchDetailed ?? false,
     },
     onDispatch: () => {
       dispatchedCount++;

@@ -1,0 +1,94 @@
+// The metric groups, node_exporter style: each collector has a name, a default and registers its
+// metrics; `--collector.<name>` / `--no-collector.<name>` turn one on or off. node_exporter's
+// convention rather than kube-state-metrics' allow/deny lists of metric names, because this is
+// a per-node exporter deployed beside node_exporter, and the choice users make is by concern
+// (readiness, update flow, source health, timings), not metric by metric.
+//
+// To add a metric: register it in the collector it belongs to (or a new collector here, off by
+// default unless every node needs it), then `npm run build:docs`. The series budget test
+// (test/telemetry/series_budget.test.ts) counts the default exposition.
+import type { Registry, RegistryContentType } from "prom-client";
+import type { Readiness } from "../core/readiness.js";
+import type { DispatchObservation } from "../core/sync_loop.js";
+import type { SourceHealth } from "../sources/health.js";
+import { type BuildInfo, registerBuildInfo } from "./build_info.js";
+import { registerDispatchHistograms } from "./dispatch_histograms.js";
+import { registerQueueLength } from "./queue_length.js";
+import { registerReadinessMetrics } from "./readiness_metrics.js";
+import { registerSourceHealthMetrics } from "./source_health_metrics.js";
+import { registerUpdateCounters } from "./update_counters.js";
+
+/** What a collector may read and hook into. */
+export interface CollectorContext {
+  registry: Registry<RegistryContentType>;
+  /** The core's state, computed once per scrape. */
+  readiness: () => Readiness;
+  sourceHealth: () => readonly SourceHealth[];
+  startTime: number;
+  build: BuildInfo;
+  exemplars: boolean;
+  /** --collector.dispatch.detailed. */
+  dispatchDetailed: boolean;
+  queueLength?: () => number;
+  /** Adds an observer of every dispatch (SyncLoop's onDispatch). */
+  onDispatch(observer: (observation: DispatchObservation) => void): void;
+}
+
+export interface Collector {
+  name: string;
+  enabledByDefault: boolean;
+  /** One line for --help and docs/metrics.md. */
+  help: string;
+  register(context: CollectorContext): void;
+}
+
+export const collectors: readonly Collector[] = [
+  {
+    name: "readiness",
+    enabledByDefault: true,
+    help: "Build, start time and the SourcesReady gate: per source registered/stored/seen/ready, their times and pods; for the node all ready, when, time to ready, orphaned pods. Every shipped alert needs it.",
+    register(c) {
+      registerBuildInfo(c.registry, c.build, c.startTime);
+      registerReadinessMetrics(c.registry, c.readiness, c.startTime);
+    },
+  },
+  {
+    name: "updates",
+    enabledByDefault: true,
+    help: "The update flow: updates sent and dispatched by source and op, housekeeping run and skipped, deferred pod deletions, queue length.",
+    register(c) {
+      registerUpdateCounters(c.registry, c.readiness);
+      if (c.queueLength) registerQueueLength(c.registry, c.queueLength);
+    },
+  },
+  {
+    name: "health",
+    enabledByDefault: true,
+    help: "What the sources report about themselves: errors by reason, time of the last success.",
+    register(c) {
+      registerSourceHealthMetrics(c.registry, c.sourceHealth, () =>
+        c.readiness().sources.map(({ source }) => source),
+      );
+    },
+  },
+  {
+    name: "dispatch",
+    enabledByDefault: true,
+    help: "Sync loop timings: dispatch duration and queue wait histograms, four decade buckets each; --collector.dispatch.detailed adds the op label and fine buckets.",
+    register(c) {
+      c.onDispatch(
+        registerDispatchHistograms(c.registry, {
+          exemplars: c.exemplars,
+          detailed: c.dispatchDetailed,
+        }),
+      );
+    },
+  },
+];
+
+export type CollectorName = string;
+
+/** The collectors on by default. */
+export const defaultCollectors: ReadonlySet<CollectorName> = new Set(
+  collectors.filter((c) => c.enabledByDefault).map((c) => c.name),
+);

@@ -1,0 +1,89 @@
+// The series budget of issue #10: a real exporter with all three sources (a static pod
+// directory, a manifest URL, the fake API server) and --web.disable-exporter-metrics serves at
+// most 80 series, once every source is ready and has sent its updates. The collector flags
+// (--collector.<name>, --no-collector.<name>) add and remove whole groups.
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, type TestContext, test } from "node:test";
+import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
+import { parseExposition } from "../support/exposition.js";
+import { FakeApiserver } from "../support/fake_apiserver.js";
+import { createValidPod } from "../support/pods.js";
+
+const BUDGET = 80;
+
+/** Flags for an exporter with the file, http and api sources, cleaned up after the test. */
+async function threeSources(t: TestContext): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), "podconfig-budget-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const apiserver = await FakeApiserver.start();
+  t.after(() => apiserver.close());
+  const bound = createValidPod("kube-proxy-x", "kube-system");
+  apiserver.addPod({ ...bound, spec: { ...bound.spec, nodeName: "test-node" } });
+  const manifests = await ManifestServer.start();
+  t.after(() => manifests.close());
+  manifests.serve("haproxy");
+  const pods = await manifestDir();
+  t.after(() => pods.remove());
+  return [
+    `--pod-manifest-path=${pods.path}`,
+    `--manifest-url=${manifests.url}`,
+    "--http-check-frequency=300ms",
+    `--kubeconfig=${await apiserver.writeKubeconfig(dir)}`,
+  ];
+}
+
+/** Series (samples) of the exposition once every source is ready, by metric family. */
+async function seriesWhenReady(t: TestContext, flags: string[]): Promise<Map<string, number>> {
+  const exporter = await exporterFromFlags(flags);
+  t.after(() => exporter.stop());
+  const text = await eventually(async () => {
+    const body = await (await fetch(`${exporter.url}/metrics`)).text();
+    return /^podconfig_sources_ready 1$/m.test(body) ? body : undefined;
+  }, "every source ready");
+  const families = new Map<string, number>();
+  for (const [name, family] of parseExposition(text, false).families)
+    if (family.samples.length > 0) families.set(name, family.samples.length);
+  return families;
+}
+
+const total = (families: Map<string, number>) =>
+  [...families.values()].reduce((sum, n) => sum + n, 0);
+
+describe("series per node", () => {
+  test(`3 sources, exporter metrics off: at most ${BUDGET} series`, async (t) => {
+    const flags = await threeSources(t);
+    const families = await seriesWhenReady(t, [...flags, "--web.disable-exporter-metrics"]);
+    const count = total(families);
+    assert.ok(count <= BUDGET, `${count} series: ${JSON.stringify(Object.fromEntries(families))}`);
+    // Every family the alerts, recording rules and dashboards read is there.
+    for (const name of [
+      "podconfig_source_ready",
+      "podconfig_sources_ready",
+      "podconfig_time_to_ready_seconds",
+      "podconfig_source_errors_total",
+      "podconfig_housekeeping_skipped_total",
+      "podconfig_pod_deletions_deferred_total",
+      "podconfig_dispatch_duration_seconds",
+      "podconfig_queue_wait_seconds",
+    ])
+      assert.ok(families.has(name), name);
+  });
+
+  test("--no-collector.<name> removes a group, --collector.dispatch.detailed adds op and buckets", async (t) => {
+    const flags = [...(await threeSources(t)), "--web.disable-exporter-metrics"];
+    const without = await seriesWhenReady(t, [
+      ...flags,
+      "--no-collector.dispatch",
+      "--no-collector.updates",
+    ]);
+    for (const name of ["podconfig_dispatch_duration_seconds", "podconfig_source_updates_total"])
+      assert.equal(without.has(name), false, name);
+    assert.ok(without.has("podconfig_source_errors_total"));
+    const detailed = await seriesWhenReady(t, [...flags, "--collector.dispatch.detailed"]);
+    // Seven ops of 13 buckets, +Inf, _sum and _count.
+    assert.equal(detailed.get("podconfig_dispatch_duration_seconds"), 7 * 16);
+  });
+});
