@@ -59,7 +59,7 @@ export class HTTPSource implements PodSource {
   private readonly headers: Headers;
   private readonly periodMs: number;
   private readonly timeoutMs: number;
-  private readonly runner = new SerialRunner(() => this.run());
+  private readonly runner = new SerialRunner();
   /** The kubelet's s.data: the last non-empty 200 body, remembered before it was decoded. */
   private lastData: Buffer | null = null;
   private failureLogs = 0;
@@ -106,7 +106,7 @@ export class HTTPSource implements PodSource {
   /** Polls the URL now (joining a poll that is waiting to start); resolves when it is done. */
   syncOnce(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    return this.runner.run();
+    return this.runner.run("poll", () => this.run());
   }
 
   async stop(): Promise<void> {
