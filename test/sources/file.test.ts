@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { chmod, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
@@ -154,14 +155,23 @@ describe("file source", () => {
     assert.equal(firstImage(), "two");
   });
 
-  test("a single file is a source of one pod, and a replaced file is picked up", async () => {
+  test("a single file: an in-place edit is seen; an atomic replace removes the pod until the relist", async () => {
     const file = join(dir, "pod.yaml");
     await writeFile(file, podYaml("single"));
-    create({ path: file }).start();
+    const s = create({ path: file });
+    s.start();
     await waitFor(lastNamesAre(["single-node-a"]), "the single pod");
-    await writeFile(join(dir, "next.tmp"), podYaml("replaced"));
+    await writeFile(file, podYaml("single", "nginx"));
+    await waitFor(() => firstImage() === "nginx", "the file edited in place");
+    // The replaced inode's own delete event (IN_DELETE_SELF) is a podDelete of the path, and
+    // fsnotify drops the watch with it: the kubelet removes the pod, and reads the new file at
+    // its next relist.
+    await writeFile(join(dir, "next.tmp"), podYaml("single", "redis"));
     await rename(join(dir, "next.tmp"), file);
-    await waitFor(lastNamesAre(["replaced-node-a"]), "the atomically replaced file");
+    await waitFor(lastNamesAre([]), "the pod removed by the watched file's delete event");
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["single-node-a"]);
+    assert.equal(firstImage(), "redis");
   });
 
   test("a single file that never parses sends no update at all", async () => {
@@ -191,19 +201,131 @@ describe("file source", () => {
     assert.notEqual(s.health.lastSuccessAt, null);
   });
 
-  test("a directory removed and re-created is watched again", async () => {
+  test("while the path is missing the watch loop sends an empty SET every retry period", async () => {
+    const s = create({ path: join(dir, "missing"), watchRetryPeriodMs: 20 });
+    s.start();
+    // The relist period is an hour: these come from file_linux.go's doWatch, once a period.
+    await waitFor(() => recorder.updates.length >= 4, "four empty SETs");
+    assert.ok(recorder.updates.every((u) => u.op === "SET" && u.pods.length === 0));
+    assert.ok((s.health.errors.get("read") ?? 0) >= 4);
+    assert.equal(
+      s.health.errors.get("watch"),
+      undefined,
+      "a missing path is retried without backoff",
+    );
+  });
+
+  test("a directory created later is watched within a retry period, without a relist", async () => {
+    const path = join(dir, "later");
+    const s = create({ path, watchRetryPeriodMs: 20 });
+    s.start();
+    await waitFor(() => recorder.updates.length > 0, "the empty SET of the missing path");
+    await mkdir(path);
+    // What the directory holds is read at the next relist (an hour away); files written once
+    // the watch is there arrive as events. Keep writing until one does.
+    const deadline = Date.now() + 5000;
+    for (let i = 0; !recorder.lastNames()?.length; i++) {
+      assert.ok(Date.now() < deadline, "no pod arrived through a watch on the new directory");
+      await writeFile(join(path, `p${i}.yaml`), podYaml(`p${i}`));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.match(recorder.lastNames()?.at(-1) ?? "", /^p\d+-node-a$/);
+  });
+
+  test("a watched directory removed: its pods go with the deletes and the watch is dropped, as fsnotify drops it", async () => {
     const path = join(dir, "manifests");
     await mkdir(path);
+    await writeFile(join(path, "a.yaml"), podYaml("alpha"));
     const s = create({ path });
     s.start();
-    await waitFor(() => recorder.updates.length > 0, "the first SET");
+    await waitFor(lastNamesAre(["alpha-node-a"]), "the first SET");
     await rm(path, { recursive: true });
-    await s.syncOnce();
-    assert.deepEqual(recorder.last()?.pods, []);
+    await waitFor(lastNamesAre([]), "the deleted file's pod removed through its event");
+    await waitFor(
+      () => logger.lines.some((l) => /no longer watched/.test(l.message)),
+      "the watch dropped with the path",
+    );
+    // The kubelet's doWatch now waits forever on a watcher that watches nothing: the re-created
+    // directory is read by the periodic relist only.
     await mkdir(path);
+    await writeFile(join(path, "b.yaml"), podYaml("beta"));
     await s.syncOnce();
-    await writeFile(join(path, "a.yaml"), podYaml("alpha"));
-    await waitFor(lastNamesAre(["alpha-node-a"]), "the pod seen through the new watch");
+    assert.deepEqual(recorder.lastNames(), ["beta-node-a"]);
+  });
+
+  test("a broken in-place edit keeps the old pod until the next relist", async () => {
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    const s = create();
+    s.start();
+    await waitFor(lastNamesAre(["alpha-node-a"]), "the first SET");
+    await writeFile(join(dir, "a.yaml"), "apiVersion: v1\nkind: [Pod\n");
+    // The event for b.yaml is handled after a.yaml's: by then the broken edit was read.
+    await writeFile(join(dir, "b.yaml"), podYaml("beta"));
+    await waitFor(
+      lastNamesAre(["alpha-node-a", "beta-node-a"]),
+      "beta added beside the old alpha, which the failed read left in the store",
+    );
+    assert.ok((s.health.errors.get("decode") ?? 0) >= 1);
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["beta-node-a"], "the relist skips the broken file");
+  });
+
+  test("a FIFO appearing in the directory is an error of that file; nothing waits on it", async () => {
+    const s = create();
+    s.start();
+    await waitFor(() => recorder.updates.length > 0, "the first SET");
+    execFileSync("mkfifo", [join(dir, "f.yaml")]);
+    // Its create event reads it as the kubelet would (open, no stat first): an open() that
+    // waited for a writer would hold up everything after it.
+    await writeFile(join(dir, "b.yaml"), podYaml("beta"));
+    await waitFor(lastNamesAre(["beta-node-a"]), "the file created after the FIFO");
+    assert.ok((s.health.errors.get("read") ?? 0) >= 1);
+    assert.match(s.health.lastError?.message ?? "", /f\.yaml: not a regular file/);
+    await s.stop();
+  });
+
+  describe("a directory that exists but cannot be listed (EACCES)", () => {
+    // Root reads any directory whatever its mode: the kubelet's EACCES needs a user the mode
+    // applies to. Run as root (CI), the source's calls run with the effective user and group
+    // of nobody; process-wide, so the libuv threads doing the calls are covered too.
+    const unprivileged = async (run: () => Promise<void>) => {
+      if (process.geteuid?.() !== 0) return run();
+      process.setegid?.(65534);
+      process.seteuid?.(65534);
+      try {
+        await run();
+      } finally {
+        process.seteuid?.(0);
+        process.setegid?.(0);
+      }
+    };
+
+    afterEach(() => chmod(dir, 0o700));
+
+    test("at start: an empty SET, as the kubelet's glob ignores the error, counted", async () => {
+      await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+      await chmod(dir, 0);
+      const s = create();
+      await unprivileged(() => s.syncOnce());
+      assert.deepEqual(recorder.updates, [{ op: "SET", source: "file", pods: [] }]);
+      assert.equal(s.health.errors.get("read"), 1);
+      assert.match(s.health.lastError?.message ?? "", /unable to list .*EACCES/);
+      assert.equal(s.health.lastSuccessAt, null, "not a successful list");
+    });
+
+    test("after a good list: every file pod is removed, and comes back when readable", async () => {
+      await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+      const s = create();
+      await s.syncOnce();
+      assert.deepEqual(recorder.lastNames(), ["alpha-node-a"]);
+      await chmod(dir, 0);
+      await unprivileged(() => s.syncOnce());
+      assert.deepEqual(recorder.lastNames(), []);
+      assert.equal(s.health.errors.get("read"), 1);
+      await chmod(dir, 0o700);
+      await s.syncOnce();
+      assert.deepEqual(recorder.lastNames(), ["alpha-node-a"]);
+    });
   });
 
   test("syncOnce calls coalesce, and one made during a list runs after it, never alongside", async () => {

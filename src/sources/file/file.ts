@@ -1,21 +1,30 @@
 // The `file` source: static pods from a manifest directory or a single manifest file
 // (pkg/kubelet/config/file.go, file_linux.go). Sends SET snapshots only.
-import { type FSWatcher, type Stats, watch } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+//
+// As in the kubelet, one loop does everything in order: a full relist (listConfig) at start and
+// every fileCheckFrequency, and each watch event on its own (consumeWatchEvent: the one file is
+// read and the store pushes its whole content as a SET, or a deleted file's pod is removed).
+// The watch itself (watch.ts) retries every second.
+import type { Stats } from "node:fs";
+import { stat } from "node:fs/promises";
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../../core/types.js";
 import { errorMessage } from "../error_message.js";
 import { type SourceErrorReason, SourceHealth } from "../health.js";
 import { decodeStaticPod } from "../manifest/decode.js";
 import { ManifestError } from "../manifest/error.js";
-import { readManifestFile } from "../manifest/read.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
+import { FsDeadline } from "./deadline.js";
+import { globManifests } from "./glob.js";
+import { readManifestBytes } from "./manifest_file.js";
+import { StaticPodStore } from "./pod_store.js";
+import { DefaultWatchRetryPeriodMs, ManifestWatch, type RawWatchEvent } from "./watch.js";
 
 /** The kubelet's default --file-check-frequency. */
 export const DefaultFileCheckFrequencyMs = 20_000;
-const DefaultWatchDebounceMs = 10;
+/** How long one file-system call may take before it counts as stuck. */
+const DefaultFsTimeoutMs = 10_000;
 
 export interface FileSourceOptions {
   channel: SourceChannel;
@@ -26,15 +35,13 @@ export interface FileSourceOptions {
   path: string;
   /** Full relist period; default 20 s. */
   fileCheckFrequencyMs?: number;
-  /** Filesystem events within this window cause one relist; default 10 ms. */
-  watchDebounceMs?: number;
+  /** How often the watch is (re)tried, and the empty SET resent while the path is missing; default 1 s. */
+  watchRetryPeriodMs?: number;
+  /** Deadline of each file-system call (stat, listing, reading a file); default 10 s. */
+  fsTimeoutMs?: number;
 }
 
-interface Watch {
-  watcher: FSWatcher;
-  dev: number;
-  ino: number;
-}
+const isNotExist = (err: unknown) => (err as NodeJS.ErrnoException).code === "ENOENT";
 
 export class FileSource implements PodSource {
   readonly name = FileSourceName;
@@ -44,11 +51,12 @@ export class FileSource implements PodSource {
   private readonly logger: Logger;
   private readonly path: string;
   private readonly periodMs: number;
-  private readonly debounceMs: number;
-  private readonly runner = new SerialRunner(() => this.listConfig());
-  private watch: Watch | null = null;
+  private readonly runner = new SerialRunner();
+  private readonly stopping = new AbortController();
+  private readonly fs: FsDeadline;
+  private readonly store = new StaticPodStore((pods) => this.send(pods));
+  private readonly watch: ManifestWatch;
   private relistTimer: NodeJS.Timeout | null = null;
-  private debounceTimer: NodeJS.Timeout | null = null;
   private started = false;
   private stopped = false;
 
@@ -56,12 +64,27 @@ export class FileSource implements PodSource {
     this.channel = options.channel;
     this.nodeName = options.nodeName;
     this.logger = options.logger ?? silentLogger;
-    this.health = new SourceHealth(FileSourceName, options.clock ?? systemClock);
+    const clock = options.clock ?? systemClock;
+    this.health = new SourceHealth(FileSourceName, clock);
     // inotify wants no trailing separator; a bare "/" stays as it is.
     this.path = options.path.replace(/(.)\/+$/, "$1");
     this.periodMs = options.fileCheckFrequencyMs ?? DefaultFileCheckFrequencyMs;
-    this.debounceMs = options.watchDebounceMs ?? DefaultWatchDebounceMs;
     if (!(this.periodMs > 0)) throw new RangeError("fileCheckFrequency must be positive");
+    const retryPeriodMs = options.watchRetryPeriodMs ?? DefaultWatchRetryPeriodMs;
+    if (!(retryPeriodMs > 0)) throw new RangeError("the watch retry period must be positive");
+    this.fs = new FsDeadline(options.fsTimeoutMs ?? DefaultFsTimeoutMs, this.stopping.signal);
+    this.watch = new ManifestWatch({
+      path: this.path,
+      retryPeriodMs,
+      clock,
+      logger: this.logger,
+      fs: this.fs,
+      handlers: {
+        pathMissing: () => this.runner.run("missing", () => this.pathMissing()),
+        error: (message) => this.fail("watch", message),
+        event: (raw) => void this.runner.run(eventKey(raw), () => this.consumeWatchEvent(raw)),
+      },
+    });
   }
 
   start(): void {
@@ -70,105 +93,139 @@ export class FileSource implements PodSource {
     this.logger.info("Watching path", { source: this.name, path: this.path });
     void this.syncOnce();
     this.relistTimer = setInterval(() => void this.syncOnce(), this.periodMs);
+    this.watch.start();
   }
 
   /** Lists the path now (joining a list that is waiting to start); resolves when it is done. */
   syncOnce(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    return this.runner.run();
+    return this.runner.run("list", () => this.listConfig());
   }
 
+  /** Never waits for a stuck file-system call: those fail at once when stopping. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.relistTimer) clearInterval(this.relistTimer);
-    if (this.debounceTimer) clearTimeout(this.debounceTimer);
-    this.relistTimer = this.debounceTimer = null;
-    this.closeWatch();
+    this.relistTimer = null;
+    this.watch.stop();
+    this.stopping.abort();
     await this.runner.idle();
   }
 
-  /** The kubelet's listConfig: one full SET of what the path holds now, or nothing on error. */
+  /** The kubelet's listConfig: a full SET of what the path holds now, or nothing on error. */
   private async listConfig(): Promise<void> {
     if (this.stopped) return;
+    let info: Stats;
     try {
-      let info: Stats;
-      try {
-        info = await stat(this.path);
-      } catch (err) {
-        this.closeWatch();
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-        // An empty SET lets the source be marked as seen, as the kubelet does.
-        await this.send([]);
-        this.fail("read", `path ${this.path} does not exist, ignoring`);
-        return;
-      }
-      this.ensureWatch(info);
-      let pods: Pod[];
-      if (info.isDirectory()) {
-        pods = await this.extractFromDir();
-      } else if (info.isFile()) {
-        const pod = await this.extractFromFile(this.path);
-        if (!pod) return;
-        pods = [pod];
-      } else {
-        this.fail("read", `path ${this.path} is not a directory or file`);
-        return;
-      }
-      if (await this.send(pods)) this.health.recordSuccess();
+      info = await this.fs.run(this.path, () => stat(this.path));
     } catch (err) {
-      this.fail("read", `unable to read config path ${this.path}: ${errorMessage(err)}`);
+      if (!isNotExist(err))
+        return this.fail("read", `unable to read config path ${this.path}: ${errorMessage(err)}`);
+      await this.pathMissing();
+      return;
     }
+    if (info.isDirectory()) return this.listDir();
+    if (!info.isFile()) return this.fail("read", `path ${this.path} is not a directory or file`);
+    const pod = await this.extractFromFile(this.path);
+    if (pod && (await this.store.replace([pod]))) this.health.recordSuccess();
+  }
+
+  /** An empty SET lets the source be marked as seen, as the kubelet does; the store is kept. */
+  private async pathMissing(): Promise<void> {
+    if (this.stopped) return;
+    await this.send([]);
+    this.fail("read", `path ${this.path} does not exist, ignoring`);
   }
 
   /**
-   * Every non-dot entry, sorted by name, not recursive: a file that fails is logged and
-   * skipped. Pods are keyed by namespace/name like the kubelet's store: a later file replaces
-   * an earlier one with the same pod.
+   * A directory that cannot be listed lists as empty (the kubelet's glob ignores the error):
+   * the empty SET removes every file pod and makes the source ready. The error is counted, and
+   * such a list is not a success.
    */
-  private async extractFromDir(): Promise<Pod[]> {
-    const names = (await readdir(this.path))
-      .filter((name) => !name.startsWith("."))
-      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    const pods = new Map<string, Pod>();
-    for (const name of names) {
-      const path = join(this.path, name);
+  private async listDir(): Promise<void> {
+    const listing = await globManifests(this.path, this.fs);
+    if (listing.error !== null)
+      this.fail(
+        "read",
+        `unable to list ${this.path}: ${errorMessage(listing.error)}; listed as the ${listing.paths.length} entries read before the error, as the kubelet does`,
+      );
+    const pods = await this.extractFromDir(listing.paths);
+    // No pod at all: an empty SET straight to the channel, the store left as it is.
+    const sent = pods.length === 0 ? await this.send([]) : await this.store.replace(pods);
+    if (sent && listing.error === null) this.health.recordSuccess();
+  }
+
+  /** Every entry, in order: a file that fails is logged and skipped; no recursion. */
+  private async extractFromDir(paths: string[]): Promise<Pod[]> {
+    const pods: Pod[] = [];
+    for (const path of paths) {
+      if (this.stopped) break;
       let info: Stats;
       try {
-        info = await stat(path);
+        info = await this.fs.run(path, () => stat(path));
       } catch (err) {
-        this.fail("read", `can't get metadata for ${path}: ${errorMessage(err)}`);
+        this.fail("read", `could not get metadata for ${path}: ${errorMessage(err)}`);
         continue;
       }
       if (info.isDirectory()) {
         this.logger.warn("Not recursing into manifest path", { source: this.name, path });
       } else if (info.isFile()) {
-        const pod = await this.extractFromFile(path);
-        if (!pod) continue;
-        const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
-        if (pods.has(key))
-          this.logger.warn("Pod defined again in a later manifest file replaces the earlier one", {
-            source: this.name,
-            pod: key,
-            path,
-          });
-        pods.set(key, pod);
+        // A file deleted since the listing is skipped silently, as in the kubelet.
+        const pod = await this.extractFromFile(path, { quietIfMissing: true });
+        if (pod) pods.push(pod);
       } else {
         this.fail("read", `manifest path ${path} is not a directory or file`);
       }
     }
-    return [...pods.values()];
+    return pods;
   }
 
-  /** A decoded pod, or null once the failure is logged and counted. */
-  private async extractFromFile(path: string): Promise<Pod | null> {
+  /**
+   * The kubelet's extractFromFile: the decoded pod, recorded as what this file produces; or
+   * null once the failure is logged and counted.
+   */
+  private async extractFromFile(
+    path: string,
+    { quietIfMissing = false } = {},
+  ): Promise<Pod | null> {
+    let data: Buffer;
     try {
-      const data = await readManifestFile(path);
-      return decodeStaticPod(data, { source: "file", location: path, nodeName: this.nodeName });
+      data = await this.fs.run(path, () => readManifestBytes(path));
+    } catch (err) {
+      if (!(quietIfMissing && isNotExist(err)) && !this.stopped)
+        this.fail("read", `can't process manifest file: ${path}: ${errorMessage(err)}`);
+      return null;
+    }
+    try {
+      const pod = decodeStaticPod(data, {
+        source: "file",
+        location: path,
+        nodeName: this.nodeName,
+      });
+      this.store.recordFile(path, pod);
+      return pod;
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
       this.fail(err.reason, `can't process manifest file: ${err.message}`);
       return null;
     }
+  }
+
+  /** consumeWatchEvent: one file read and added to the store, or its pod removed. */
+  private async consumeWatchEvent(raw: RawWatchEvent): Promise<void> {
+    if (this.stopped) return;
+    const event = await this.watch.classify(raw);
+    if (event === null) return;
+    if (event.type === "delete") {
+      try {
+        await this.store.deleteFile(event.fileName);
+      } catch (err) {
+        this.fail("watch", `unable to process watch event: ${errorMessage(err)}`);
+      }
+      return;
+    }
+    const pod = await this.extractFromFile(event.fileName);
+    if (pod) await this.store.add(pod);
   }
 
   /** False if the channel refused the update (logged; not a failure of the path). */
@@ -189,44 +246,9 @@ export class FileSource implements PodSource {
     this.health.recordError(reason, message);
     this.logger.error(message, { source: this.name, reason });
   }
+}
 
-  /**
-   * Keeps an fs.watch on the inode now at the path: a path that was replaced (atomic rename of
-   * a file, directory re-created) gets a new watch; the previous one would stay silent.
-   */
-  private ensureWatch(info: Stats): void {
-    if (!this.started || this.stopped) return;
-    if (this.watch && this.watch.dev === info.dev && this.watch.ino === info.ino) return;
-    this.closeWatch();
-    const isDir = info.isDirectory();
-    try {
-      const watcher = watch(this.path, { persistent: true }, (_event, filename) => {
-        // Dot files are ignored in a directory: editors' swap files, atomic-write temporaries.
-        if (isDir && filename && basename(filename.toString()).startsWith(".")) return;
-        this.scheduleRelist();
-      });
-      watcher.on("error", (err) => {
-        this.fail("watch", `error while watching ${this.path}: ${errorMessage(err)}`);
-        if (this.watch?.watcher === watcher) this.closeWatch();
-        this.scheduleRelist();
-      });
-      this.watch = { watcher, dev: info.dev, ino: info.ino };
-    } catch (err) {
-      // The periodic relist tries again.
-      this.fail("watch", `unable to watch ${this.path}: ${errorMessage(err)}`);
-    }
-  }
-
-  private closeWatch(): void {
-    this.watch?.watcher.close();
-    this.watch = null;
-  }
-
-  private scheduleRelist(): void {
-    if (this.stopped || this.debounceTimer) return;
-    this.debounceTimer = setTimeout(() => {
-      this.debounceTimer = null;
-      void this.syncOnce();
-    }, this.debounceMs);
-  }
+/** Events waiting for the loop coalesce when they are the same report for the same file. */
+function eventKey(raw: RawWatchEvent): string {
+  return `event ${raw.eventType} ${raw.fileName}`;
 }
