@@ -1,5 +1,5 @@
 // Runs a command (promtool, amtool) and collects its combined output for assertion messages.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 
 export interface Result {
   code: number | null;
@@ -19,9 +19,4 @@ export function run(command: string, args: string[]): Promise<Result> {
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, output }));
   });
-}
-
-/** Whether a command exists on PATH (for tools that are optional on a developer machine). */
-export function available(command: string): boolean {
-  return spawnSync(command, ["--version"], { stdio: "ignore" }).status === 0;
 }

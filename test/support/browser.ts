@@ -1,13 +1,9 @@
 // Headless Chromium for page tests: the Debian package at /usr/bin/chromium driven by
-// playwright-core, with everything that would reach beyond the loopback switched off.
-import { existsSync } from "node:fs";
+// playwright-core, with everything that would reach beyond the loopback switched off. Never
+// skipped when missing: npm's pretest installs it (scripts/provision-test-tools.ts).
 import { type Browser, chromium } from "playwright-core";
 
 export const ChromiumPath = "/usr/bin/chromium";
-
-export function chromiumAvailable(): boolean {
-  return existsSync(ChromiumPath);
-}
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
