@@ -1,11 +1,13 @@
 // Flags, environment and an optional KubeletConfiguration -> one validated ExporterConfig.
 // Precedence, per setting: command line, then PODCONFIG_* environment, then the kubelet config
 // file, then the default. Every failure is a UsageError naming the flag (exit code 2).
+import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
+import { telemetryPathProblem } from "../server/telemetry_path.js";
 import { loadKubeConfig } from "../sources/api/kubeconfig.js";
-import { DurationError, parseDuration } from "../sources/duration.js";
+import { DurationError, MaxTimerMs, parseDuration, TooLongForATimer } from "../sources/duration.js";
 import { DefaultFileCheckFrequencyMs } from "../sources/file/file.js";
 import { HeaderError, type HeaderMap, parseManifestURLHeaders } from "../sources/http/headers.js";
 import { DefaultHTTPCheckFrequencyMs } from "../sources/http/http.js";
@@ -65,7 +67,6 @@ const DefaultHousekeepingIntervalMs = 2000;
 /** The demo should turn ready soon after its manifest server does. */
 const DemoHTTPCheckFrequencyMs = 5000;
 const DefaultDemoUnavailableMs = 30_000;
-const reservedPaths = ["/", "/healthz", "/readyz", "/api/v1/sources"];
 
 function flagError(name: string, value: FlagValue | undefined, detail: string): UsageError {
   const from = value?.origin === "env" ? ` (from $${envName(name)})` : "";
@@ -100,12 +101,16 @@ class Flags {
   duration(name: string): number | undefined {
     const raw = this.string(name);
     if (raw === undefined) return undefined;
+    let ms: number;
     try {
-      return parseDuration(raw);
+      ms = parseDuration(raw);
     } catch (err) {
       if (err instanceof DurationError) throw this.error(name, err.message);
       throw err;
     }
+    // Every duration ends up in a timer: one that cannot hold it would fire every 1 ms.
+    if (ms > MaxTimerMs) throw this.error(name, TooLongForATimer);
+    return ms;
   }
 
   enum<T extends string>(name: string, fallback: T): T {
@@ -162,62 +167,69 @@ export async function resolveConfig(
       "checkpoints belong to the api source, which is not configured (give --kubeconfig, or run in a pod)",
     );
 
-  return {
-    kind: "run",
-    config: {
-      nodeName: nonEmpty(flags, "node-name") ?? host.trim().toLowerCase(),
-      podManifestPath: nonEmpty(flags, "pod-manifest-path") ?? kubelet.staticPodPath,
-      fileCheckFrequencyMs: frequency(
-        "file-check-frequency",
-        kubelet.fileCheckFrequencyMs,
-        DefaultFileCheckFrequencyMs,
+  const config: ExporterConfig = {
+    nodeName: nonEmpty(flags, "node-name") ?? host.trim().toLowerCase(),
+    podManifestPath: nonEmpty(flags, "pod-manifest-path") ?? kubelet.staticPodPath,
+    fileCheckFrequencyMs: frequency(
+      "file-check-frequency",
+      kubelet.fileCheckFrequencyMs,
+      DefaultFileCheckFrequencyMs,
+    ),
+    manifestURL,
+    manifestURLHeaders: flags.isSet("manifest-url-header")
+      ? headers(flags)
+      : (kubelet.staticPodURLHeader ?? new Map()),
+    httpCheckFrequencyMs: frequency(
+      "http-check-frequency",
+      kubelet.httpCheckFrequencyMs,
+      demo ? DemoHTTPCheckFrequencyMs : DefaultHTTPCheckFrequencyMs,
+    ),
+    apiserver,
+    checkpointDir,
+    housekeepingIntervalMs: frequency(
+      "housekeeping-interval",
+      undefined,
+      DefaultHousekeepingIntervalMs,
+    ),
+    demo,
+    web: {
+      listenAddress: listenAddress(flags),
+      telemetryPath: telemetryPath(flags),
+      disableExporterMetrics: flags.bool("web.disable-exporter-metrics"),
+      enableExemplars: flags.bool("web.enable-exemplars"),
+    },
+    log: {
+      level: flags.enum<LogLevel>("log.level", "info"),
+      format: flags.enum<LogFormat>("log.format", "json"),
+    },
+    collectors: {
+      enabled: new Set(
+        collectors
+          .filter((c) =>
+            flags.isSet(`collector.${c.name}`)
+              ? flags.bool(`collector.${c.name}`)
+              : c.enabledByDefault,
+          )
+          .map((c) => c.name),
       ),
-      manifestURL,
-      manifestURLHeaders: flags.isSet("manifest-url-header")
-        ? headers(flags)
-        : (kubelet.staticPodURLHeader ?? new Map()),
-      httpCheckFrequencyMs: frequency(
-        "http-check-frequency",
-        kubelet.httpCheckFrequencyMs,
-        demo ? DemoHTTPCheckFrequencyMs : DefaultHTTPCheckFrequencyMs,
-      ),
-      apiserver,
-      checkpointDir,
-      housekeepingIntervalMs: frequency(
-        "housekeeping-interval",
-        undefined,
-        DefaultHousekeepingIntervalMs,
-      ),
-      demo,
-      web: {
-        listenAddress: listenAddress(flags),
-        telemetryPath: telemetryPath(flags),
-        disableExporterMetrics: flags.bool("web.disable-exporter-metrics"),
-        enableExemplars: flags.bool("web.enable-exemplars"),
-      },
-      log: {
-        level: flags.enum<LogLevel>("log.level", "info"),
-        format: flags.enum<LogFormat>("log.format", "json"),
-      },
-      collectors: {
-        enabled: new Set(
-          collectors
-            .filter((c) =>
-              flags.isSet(`collector.${c.name}`)
-                ? flags.bool(`collector.${c.name}`)
-                : c.enabledByDefault,
-            )
-            .map((c) => c.name),
-        ),
-        dispatchDetailed: flags.bool("collector.dispatch.detailed"),
-      },
+      dispatchDetailed: flags.bool("collector.dispatch.detailed"),
     },
   };
+  // With no source, SourcesReady has nothing to wait for: "all ready" would be a lie.
+  if (!config.podManifestPath && !config.manifestURL && !config.apiserver && !config.demo)
+    throw new UsageError(
+      "no pod source configured: give --pod-manifest-path, --manifest-url or --kubeconfig (or --kubelet-config with staticPodPath or staticPodURL, or --demo)",
+    );
+  return { kind: "run", config };
 }
 
 async function kubeletConfig(flags: Flags): Promise<KubeletConfigSources> {
   const path = nonEmpty(flags, "kubelet-config");
   if (path === undefined) return {};
+  // Opening a FIFO waits for a writer, forever: only a regular file is read.
+  const stats = await stat(path).catch(() => undefined);
+  if (stats && !stats.isFile())
+    throw flags.error("kubelet-config", `${path} is not a regular file`);
   try {
     return await readKubeletConfig(path);
   } catch (err) {
@@ -267,13 +279,23 @@ async function apiserverConfig(
   const kubeconfig = nonEmpty(flags, "kubeconfig");
   const inCluster = Boolean(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT);
   if (kubeconfig === undefined && !inCluster) return undefined;
+  const fail = (detail: string) =>
+    kubeconfig !== undefined
+      ? flags.error("kubeconfig", detail)
+      : new UsageError(`in-cluster config (KUBERNETES_SERVICE_HOST is set): ${detail}`);
+  let kubeConfig: KubeConfig;
   try {
-    return { kubeConfig: await loadKubeConfig({ kubeconfig }), origin: kubeconfig ?? "in-cluster" };
+    kubeConfig = await loadKubeConfig({ kubeconfig });
   } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
-    if (kubeconfig !== undefined) throw flags.error("kubeconfig", detail);
-    throw new UsageError(`in-cluster config (KUBERNETES_SERVICE_HOST is set): ${detail}`);
+    throw fail(err instanceof Error ? err.message : String(err));
   }
+  const cluster = kubeConfig.getCurrentCluster();
+  // The client refuses every request to a plain-HTTP server unless TLS checks are off.
+  if (cluster && new URL(cluster.server).protocol === "http:" && !cluster.skipTLSVerify)
+    throw fail(
+      `cluster ${cluster.name} has an http:// server, which every request would be refused for: use https://, or set insecure-skip-tls-verify: true for a plain-HTTP server`,
+    );
+  return { kubeConfig, origin: kubeconfig ?? "in-cluster" };
 }
 
 function listenAddress(flags: Flags): ListenAddress {
@@ -286,8 +308,7 @@ function listenAddress(flags: Flags): ListenAddress {
 
 function telemetryPath(flags: Flags): string {
   const path = flags.string("web.telemetry-path") ?? "/metrics";
-  if (!path.startsWith("/")) throw flags.error("web.telemetry-path", "must start with /");
-  if (reservedPaths.includes(path))
-    throw flags.error("web.telemetry-path", `${path} is already served by the exporter`);
+  const problem = telemetryPathProblem(path);
+  if (problem !== undefined) throw flags.error("web.telemetry-path", problem);
   return path;
 }

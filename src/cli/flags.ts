@@ -242,7 +242,9 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
   }
   for (const spec of flagSpecs) {
     const fromEnv = env[envName(spec.name)];
-    if (fromEnv === undefined || values.has(spec.name)) continue;
+    // An empty variable is an unset one (`FOO=` in a compose file or a pod spec), so it never
+    // overrides the kubelet config file with nothing.
+    if (fromEnv === undefined || fromEnv.trim() === "" || values.has(spec.name)) continue;
     values.set(spec.name, { values: [fromEnv], origin: "env" });
   }
   return { help, version, values };

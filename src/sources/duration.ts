@@ -14,6 +14,16 @@ const nanosecondsPerUnit: Record<string, number> = {
 // Go durations are int64 nanoseconds.
 const maxNanoseconds = 2 ** 63;
 
+/**
+ * The longest wait a Node.js timer holds: setTimeout and setInterval turn anything longer into
+ * 1 ms (and warn), so a period above it would poll as fast as the event loop allows.
+ */
+export const MaxTimerMs = 2 ** 31 - 1;
+
+/** The words for a period above MaxTimerMs, after the flag or field that set it. */
+export const TooLongForATimer =
+  "must be at most 596h31m23s (2^31-1 ms, the longest a timer can wait)";
+
 export class DurationError extends Error {
   override readonly name = "DurationError";
 }

@@ -1,6 +1,6 @@
 // The source-related fields of a KubeletConfiguration file (--config for the kubelet).
 import { dirname, isAbsolute, resolve } from "node:path";
-import { DurationError, parseDuration } from "./duration.js";
+import { DurationError, MaxTimerMs, parseDuration, TooLongForATimer } from "./duration.js";
 import { errorMessage } from "./error_message.js";
 import { HeaderError, type HeaderMap, validateHeaders } from "./http/headers.js";
 import { isObject, type JsonObject } from "./json_object.js";
@@ -97,6 +97,10 @@ function frequency(value: JsonObject, field: string, flag: string, fail: Fail): 
   if (ms < 0)
     throw new KubeletConfigError(
       `invalid configuration: ${field} (${flag}) ${v} must not be a negative number`,
+    );
+  if (ms > MaxTimerMs)
+    throw new KubeletConfigError(
+      `invalid configuration: ${field} (${flag}) ${v} ${TooLongForATimer}`,
     );
   return ms;
 }

@@ -33,10 +33,9 @@ async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise
 }
 
 describe("resolveConfig", () => {
-  test("defaults: no source, :9847, /metrics, kubelet frequencies, host name lowercased", async () => {
-    const c = await config([]);
+  test("defaults: :9847, /metrics, kubelet frequencies, host name lowercased", async () => {
+    const c = await config(["--pod-manifest-path=/etc/kubernetes/manifests"]);
     assert.equal(c.nodeName, "node-a");
-    assert.equal(c.podManifestPath, undefined);
     assert.equal(c.manifestURL, undefined);
     assert.equal(c.apiserver, undefined);
     assert.equal(c.fileCheckFrequencyMs, 20_000);
@@ -168,7 +167,7 @@ describe("resolveConfig", () => {
     );
     assert.equal(
       await usageError(["--web.telemetry-path=/readyz"]),
-      "--web.telemetry-path: /readyz is already served by the exporter",
+      "--web.telemetry-path: /readyz is already served by the exporter (as /readyz)",
     );
     assert.match(
       await usageError(["--manifest-url-header=NoColon"]),

@@ -41,6 +41,23 @@ export function parseManifestURLHeaders(flagValues: readonly string[]): HeaderMa
   return headers;
 }
 
+// What fetch (undici) refuses to send, failing every request: hop-by-hop headers it manages
+// itself, `Expect`, a Connection other than close/keep-alive, a Content-Length that is not a
+// number, and any character above U+00FF (a header value is a byte string).
+const refusedByFetch = new Set(["keep-alive", "transfer-encoding", "upgrade", "expect"]);
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the byte-string range
+const notByteString = /[^\x00-\xff]/;
+
+function fetchRefusal(name: string, value: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (refusedByFetch.has(lower)) return "is set by the HTTP client itself and cannot be given";
+  if (lower === "connection" && !["close", "keep-alive"].includes(value.toLowerCase()))
+    return "may only be close or keep-alive";
+  if (lower === "content-length" && !/^[0-9]+$/.test(value)) return "must be a number";
+  if (notByteString.test(value)) return "has a character above U+00FF, which HTTP cannot carry";
+  return undefined;
+}
+
 /**
  * Rejects what an HTTP client would refuse to send. Names appear in messages only when valid
  * (an invalid "name" may be a mistyped value); values never do.
@@ -56,6 +73,8 @@ export function validateHeaders(headers: HeaderMap, origin: string): void {
         throw new HeaderError(
           `${origin}: value #${i + 1} of header ${name} contains a control character`,
         );
+      const refusal = fetchRefusal(name, value);
+      if (refusal) throw new HeaderError(`${origin}: header ${name} ${refusal}`);
     });
   }
 }
