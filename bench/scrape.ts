@@ -150,6 +150,7 @@ function serve(p: Pipeline, metrics: PodConfigMetrics): Promise<RunningServer> {
   const startTime = Date.now();
   const routes = createRoutes({
     telemetryPath: "/metrics",
+    maxRequests: 0,
     metrics,
     status: () =>
       sourcesStatus({

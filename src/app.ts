@@ -151,6 +151,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       config.web.listenAddress,
       createRoutes({
         telemetryPath: config.web.telemetryPath,
+        maxRequests: config.web.maxRequests,
         metrics,
         status: () =>
           sourcesStatus({

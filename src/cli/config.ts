@@ -50,6 +50,8 @@ export interface ExporterConfig {
   web: {
     listenAddress: ListenAddress;
     telemetryPath: string;
+    /** Parallel scrapes allowed before a 503 (promhttp's MaxRequestsInFlight); 0: no limit. */
+    maxRequests: number;
     disableExporterMetrics: boolean;
     enableExemplars: boolean;
   };
@@ -64,6 +66,8 @@ export type CliCommand =
   | { kind: "run"; config: ExporterConfig };
 
 const DefaultHousekeepingIntervalMs = 2000;
+/** node_exporter's default for --web.max-requests. */
+const DefaultMaxRequests = 40;
 /** The demo should turn ready soon after its manifest server does. */
 const DemoHTTPCheckFrequencyMs = 5000;
 const DefaultDemoUnavailableMs = 30_000;
@@ -111,6 +115,15 @@ class Flags {
     // Every duration ends up in a timer: one that cannot hold it would fire every 1 ms.
     if (ms > MaxTimerMs) throw this.error(name, TooLongForATimer);
     return ms;
+  }
+
+  /** A non-negative integer, or the fallback when the flag is not set. */
+  count(name: string, fallback: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!/^[0-9]{1,9}$/.test(raw.trim()))
+      throw this.error(name, `invalid value ${JSON.stringify(raw)}, expected a whole number >= 0`);
+    return Number(raw.trim());
   }
 
   enum<T extends string>(name: string, fallback: T): T {
@@ -195,6 +208,7 @@ export async function resolveConfig(
     web: {
       listenAddress: listenAddress(flags),
       telemetryPath: telemetryPath(flags),
+      maxRequests: flags.count("web.max-requests", DefaultMaxRequests),
       disableExporterMetrics: flags.bool("web.disable-exporter-metrics"),
       enableExemplars: flags.bool("web.enable-exemplars"),
     },

@@ -4,7 +4,7 @@
 // environment. Values stay strings here; config.ts gives them types.
 import { collectors } from "../telemetry/collectors.js";
 
-export type FlagKind = "string" | "duration" | "bool" | "enum";
+export type FlagKind = "string" | "duration" | "bool" | "enum" | "int";
 
 export interface FlagSpec {
   name: string;
@@ -99,6 +99,12 @@ export const flagSpecs: readonly FlagSpec[] = [
     default: "/metrics",
     metavar: "PATH",
     help: "Path under which to expose metrics.",
+  },
+  {
+    name: "web.max-requests",
+    kind: "int",
+    default: "40",
+    help: "Maximum number of parallel scrape requests; more are answered 503. 0 means no limit.",
   },
   {
     name: "web.disable-exporter-metrics",

@@ -8,9 +8,11 @@ function synopsis(spec: FlagSpec): string {
   const metavar =
     spec.kind === "duration"
       ? "DURATION"
-      : spec.kind === "enum"
-        ? (spec.values ?? []).join("|")
-        : (spec.metavar ?? "VALUE");
+      : spec.kind === "int"
+        ? "N"
+        : spec.kind === "enum"
+          ? (spec.values ?? []).join("|")
+          : (spec.metavar ?? "VALUE");
   return `--${spec.name}=${metavar}`;
 }
 

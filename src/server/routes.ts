@@ -2,6 +2,7 @@
 // /readyz and /api/v1/sources. Every handler only reads state; none of them drives the core.
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "../core/deps.js";
+import { limitInFlight } from "./in_flight.js";
 import { type PageInfo, renderStatusPage } from "./page.js";
 import { notReadyReason, type SourcesStatus } from "./state.js";
 
@@ -12,6 +13,8 @@ export interface MetricsEndpoint {
 
 export interface RoutesOptions {
   telemetryPath: string;
+  /** Parallel scrapes before a 503 (--web.max-requests); 0: no limit. */
+  maxRequests: number;
   metrics: MetricsEndpoint;
   /** The state now; read on every request. */
   status: () => SourcesStatus;
@@ -50,7 +53,8 @@ export function createRoutes(options: RoutesOptions): Express {
     response.type("html").send(renderStatusPage(options.status(), page));
   });
 
-  app.get(options.telemetryPath, async (_request, response) => {
+  const scrapes = limitInFlight(options.maxRequests);
+  app.get(options.telemetryPath, scrapes.middleware, async (_request, response) => {
     const body = await options.metrics.render();
     // Written as is: express's send would rewrite the content type's parameters.
     response.setHeader("Content-Type", options.metrics.contentType);

@@ -44,6 +44,7 @@ describe("resolveConfig", () => {
     assert.deepEqual(c.web, {
       listenAddress: { host: undefined, port: 9847 },
       telemetryPath: "/metrics",
+      maxRequests: 40,
       disableExporterMetrics: false,
       enableExemplars: false,
     });
@@ -153,6 +154,10 @@ describe("resolveConfig", () => {
       '--log.level: invalid value "verbose", expected one of debug, info, warn, error',
     );
     assert.equal(await usageError(["--demo=maybe"]), '--demo: invalid boolean "maybe"');
+    assert.equal(
+      await usageError(["--web.max-requests=-1"]),
+      '--web.max-requests: invalid value "-1", expected a whole number >= 0',
+    );
     assert.match(
       await usageError(["--web.listen-address=9847"]),
       /^--web\.listen-address: "9847": missing port/,

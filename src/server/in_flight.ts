@@ -1,0 +1,34 @@
+// --web.max-requests: at most so many scrapes at once, as promhttp's MaxRequestsInFlight does;
+// one more is answered 503 at once instead of queueing behind the others.
+import type { NextFunction, Request, Response } from "express";
+
+export interface InFlightLimit {
+  /** Scrapes being answered now. */
+  readonly inFlight: number;
+  middleware(request: Request, response: Response, next: NextFunction): void;
+}
+
+/** `max` 0 means no limit. */
+export function limitInFlight(max: number): InFlightLimit {
+  let inFlight = 0;
+  return {
+    get inFlight() {
+      return inFlight;
+    },
+    middleware(_request, response, next) {
+      if (max > 0 && inFlight >= max) {
+        response
+          .status(503)
+          .type("text")
+          .send(`Limit of concurrent requests reached (${max}), try again later.\n`);
+        return;
+      }
+      inFlight++;
+      // "close" fires once whether the answer was sent or the client went away first.
+      response.once("close", () => {
+        inFlight--;
+      });
+      next();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// --web.max-requests: the scrape beyond the limit is answered 503 at once (promhttp's
+// MaxRequestsInFlight), and a finished or abandoned scrape frees its slot. The metrics
+// endpoint here renders only when the test lets it, so the scrapes really overlap.
+import assert from "node:assert/strict";
+import { describe, type TestContext, test } from "node:test";
+import { silentLogger } from "../../src/core/deps.js";
+import { createRoutes, type MetricsEndpoint } from "../../src/server/routes.js";
+import { listen } from "../../src/server/server.js";
+import { eventually } from "./helpers.js";
+
+/** Renders once released; counts the renders that have started. */
+class GatedMetrics implements MetricsEndpoint {
+  readonly contentType = "text/plain; version=0.0.4; charset=utf-8";
+  started = 0;
+  private release: () => void = () => {};
+  private gate = new Promise<void>((resolve) => {
+    this.release = resolve;
+  });
+
+  async render(): Promise<string> {
+    this.started++;
+    await this.gate;
+    return "up 1\n";
+  }
+
+  open(): void {
+    this.release();
+  }
+}
+
+async function serve(t: TestContext, maxRequests: number, metrics: MetricsEndpoint) {
+  const server = await listen(
+    { host: "127.0.0.1", port: 0 },
+    createRoutes({
+      telemetryPath: "/metrics",
+      maxRequests,
+      metrics,
+      status: () => {
+        throw new Error("not used by these tests");
+      },
+      page: { version: "test", revision: "test" },
+      logger: silentLogger,
+    }),
+  );
+  t.after(() => server.close());
+  return server.url;
+}
+
+describe("--web.max-requests", () => {
+  test("the scrape beyond the limit gets 503; the others complete; then there is room again", async (t) => {
+    const metrics = new GatedMetrics();
+    const url = await serve(t, 2, metrics);
+    const first = [fetch(`${url}/metrics`), fetch(`${url}/metrics`)];
+    await eventually(async () => (metrics.started === 2 ? true : undefined), "two renders");
+    const refused = await fetch(`${url}/metrics`);
+    assert.equal(refused.status, 503);
+    assert.match(await refused.text(), /Limit of concurrent requests reached \(2\)/);
+    // Only scrapes count: the other endpoints still answer.
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    metrics.open();
+    for (const response of await Promise.all(first)) {
+      assert.equal(response.status, 200);
+      assert.equal(await response.text(), "up 1\n");
+    }
+    assert.equal((await fetch(`${url}/metrics`)).status, 200);
+  });
+
+  test("a scrape the client abandons frees its slot", async (t) => {
+    const held = new GatedMetrics();
+    let renders = 0;
+    // The first render hangs until the end; every later one answers at once.
+    const metrics: MetricsEndpoint = {
+      contentType: held.contentType,
+      render: () => (++renders === 1 ? held.render() : Promise.resolve("up 1\n")),
+    };
+    const url = await serve(t, 1, metrics);
+    const abandon = new AbortController();
+    const gone = fetch(`${url}/metrics`, { signal: abandon.signal }).catch(() => "aborted");
+    await eventually(async () => (held.started === 1 ? true : undefined), "the first render");
+    assert.equal((await fetch(`${url}/metrics`)).status, 503);
+    abandon.abort();
+    assert.equal(await gone, "aborted");
+    const next = await eventually(async () => {
+      const response = await fetch(`${url}/metrics`);
+      return response.status === 503 ? undefined : response;
+    }, "a slot after the abandoned scrape");
+    assert.equal(next.status, 200);
+    held.open();
+  });
+
+  test("0 means no limit", async (t) => {
+    const metrics = new GatedMetrics();
+    const url = await serve(t, 0, metrics);
+    const many = Array.from({ length: 50 }, () => fetch(`${url}/metrics`));
+    await eventually(async () => (metrics.started === 50 ? true : undefined), "fifty renders");
+    metrics.open();
+    for (const response of await Promise.all(many)) assert.equal(response.status, 200);
+  });
+});
