@@ -210,6 +210,21 @@ const updateFlow = (s: Scope) => [
       { expr: quantile(s, 0.99, "podconfig_queue_wait_seconds"), legend: "p99" },
     ],
   }),
+  timeSeries({
+    title: "API watch lag and backlog",
+    description:
+      "How far the api source is behind its watch stream, where the queue metrics cannot see: the largest time over the last minute from reading an event to its SET accepted by pod storage, and how long the reader has continuously had events waiting (0 when caught up). A backlog that keeps growing means updates from the API server reach the sync loop late (PodConfigApiWatchBehind).",
+    unit: "s",
+    width: 24,
+    height: 8,
+    queries: [
+      {
+        expr: `max(${s.sel("podconfig_api_watch_lag_seconds")})`,
+        legend: "largest event lag (1m)",
+      },
+      { expr: `max(${s.sel("podconfig_api_watch_backlog_seconds")})`, legend: "backlog age" },
+    ],
+  }),
 ];
 
 const consequences = (s: Scope) => [

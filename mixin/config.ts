@@ -32,6 +32,10 @@ export interface MixinConfig {
   storedNotSeenFor: string;
   /** `for` of PodConfigSourceErrors: how long a source may keep failing. */
   sourceErrorsFor: string;
+  /** PodConfigApiWatchBehind fires when the api watch has had events waiting this many seconds… */
+  apiWatchBehindThresholdSeconds: number;
+  /** …for this long. */
+  apiWatchBehindFor: string;
   /** `for` of PodConfigExporterDown. */
   exporterDownFor: string;
   /** `for` of PodConfigExporterAbsent. */
@@ -56,6 +60,8 @@ export const defaultConfig: MixinConfig = {
   housekeepingBlockedFor: "1m",
   storedNotSeenFor: "2m",
   sourceErrorsFor: "15m",
+  apiWatchBehindThresholdSeconds: 30,
+  apiWatchBehindFor: "5m",
   exporterDownFor: "5m",
   exporterAbsentFor: "10m",
   slowStartupThresholdSeconds: 120,
@@ -95,6 +101,8 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   housekeepingBlockedFor: "duration",
   storedNotSeenFor: "duration",
   sourceErrorsFor: "duration",
+  apiWatchBehindThresholdSeconds: "number",
+  apiWatchBehindFor: "duration",
   exporterDownFor: "duration",
   exporterAbsentFor: "duration",
   slowStartupThresholdSeconds: "number",

@@ -125,6 +125,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
     housekeepingIntervalMs: config.housekeepingIntervalMs,
     metrics: {
       sourceHealth: health,
+      apiWatch: () => sources.find((source) => source instanceof ApiSource),
       exemplars: config.web.enableExemplars,
       exporterMetrics: !config.web.disableExporterMetrics,
       build: deps.build,

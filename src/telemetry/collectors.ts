@@ -11,6 +11,7 @@ import type { Registry, RegistryContentType } from "prom-client";
 import type { Readiness } from "../core/readiness.js";
 import type { DispatchObservation } from "../core/sync_loop.js";
 import type { SourceHealth } from "../sources/health.js";
+import { type ApiWatchBacklog, registerApiWatchMetrics } from "./api_watch_metrics.js";
 import { type BuildInfo, registerBuildInfo } from "./build_info.js";
 import { registerDispatchHistograms } from "./dispatch_histograms.js";
 import { registerQueueLength } from "./queue_length.js";
@@ -32,6 +33,8 @@ export interface CollectorContext {
   queueLength?: () => number;
   /** Adds an observer of every dispatch (SyncLoop's onDispatch). */
   onDispatch(observer: (observation: DispatchObservation) => void): void;
+  /** The api source's watch backlog, when there is an api source. */
+  apiWatch?: () => ApiWatchBacklog | undefined;
 }
 
 export interface Collector {
@@ -82,6 +85,14 @@ export const collectors: readonly Collector[] = [
           detailed: c.dispatchDetailed,
         }),
       );
+    },
+  },
+  {
+    name: "apiwatch",
+    enabledByDefault: true,
+    help: "How far the api source is behind its watch stream: the largest event lag of the last minute and how long events have been waiting. No series without an api source; PodConfigApiWatchBehind needs it.",
+    register(c) {
+      registerApiWatchMetrics(c.registry, c.apiWatch ?? (() => undefined));
     },
   },
 ];

@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-
 import type { Readiness } from "../core/readiness.js";
 import type { DispatchObservation } from "../core/sync_loop.js";
 import type { SourceHealth } from "../sources/health.js";
+import type { ApiWatchBacklog } from "./api_watch_metrics.js";
 import type { BuildInfo } from "./build_info.js";
 import { type CollectorName, collectors, defaultCollectors } from "./collectors.js";
 import { oncePerScrape } from "./per_scrape.js";
@@ -27,6 +28,8 @@ export interface MetricsOptions {
   collectors?: ReadonlySet<CollectorName>;
   /** --collector.dispatch.detailed: the op label and fine buckets on the dispatch histograms. */
   dispatchDetailed?: boolean;
+  /** The api source's watch backlog, when there is an api source. */
+  apiWatch?: () => ApiWatchBacklog | undefined;
 }
 
 export interface PodConfigMetrics {

@@ -115,6 +115,10 @@ describe("startExporter", () => {
         ? true
         : undefined;
     }, "the checkpoints in step with the API server");
+    // The watch's lag and backlog are exposed for the api source.
+    const exposition = await (await fetch(`${exporter.url}/metrics`)).text();
+    assert.match(exposition, /^podconfig_api_watch_backlog_seconds\{source="api"\} 0$/m);
+    assert.match(exposition, /^podconfig_api_watch_lag_seconds\{source="api"\} \S+$/m);
   });
 
   test("stop() stops the sources, the sync loop and the servers: nothing is left running", async (t) => {

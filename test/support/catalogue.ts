@@ -26,6 +26,8 @@ export const catalogue: Readonly<Record<string, "gauge" | "counter" | "histogram
   podconfig_pod_deletions_deferred_total: "counter",
   podconfig_source_errors_total: "counter",
   podconfig_source_last_success_timestamp_seconds: "gauge",
+  podconfig_api_watch_lag_seconds: "gauge",
+  podconfig_api_watch_backlog_seconds: "gauge",
 };
 
 /** Labels each metric may carry (histograms add `le` on buckets). */
@@ -35,6 +37,8 @@ export const allowedLabels: Readonly<Record<string, readonly string[]>> = {
   podconfig_updates_dispatched_total: ["source", "op"],
   podconfig_dispatch_duration_seconds: ["op"],
   podconfig_source_errors_total: ["source", "reason"],
+  podconfig_api_watch_lag_seconds: ["source"],
+  podconfig_api_watch_backlog_seconds: ["source"],
 };
 
 export const perSourceGauges = [

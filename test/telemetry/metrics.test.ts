@@ -116,6 +116,8 @@ describe("metrics", () => {
       assert.notEqual(family.help, "", `help of ${name}`);
       if (name === "podconfig_time_to_ready_seconds") {
         assert.equal(family.samples.length, 0, "time to ready is absent until ready");
+      } else if (name.startsWith("podconfig_api_watch_")) {
+        assert.equal(family.samples.length, 0, `${name} is absent without an api source`);
       } else {
         assert.ok(family.samples.length > 0, `${name} has no samples`);
       }

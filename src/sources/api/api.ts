@@ -15,6 +15,7 @@ import { ApiClient, readBody, readLines } from "./client.js";
 import { withDeadline } from "./deadline.js";
 import { decodePodList, decodeStatus, decodeWatchEvent } from "./decode.js";
 import { ApiSourceError } from "./error.js";
+import { MaxWindow } from "./max_window.js";
 import { waitForNodeSync } from "./node_sync.js";
 import { abortableSleep, type Sleep } from "./sleep.js";
 
@@ -39,8 +40,6 @@ export interface ApiSourceOptions {
   nodeSyncPeriodMs?: number;
   /** A pod list or watch that would hold more pods than this is refused. */
   maxPods?: number;
-  /** Told how late each dispatched watch event was (read off the stream to SET delivered). */
-  onDispatch?: (lagsMs: readonly number[]) => void;
 }
 
 /**
@@ -87,10 +86,10 @@ export class ApiSource implements PodSource {
   private readonly store = new Map<string, Pod>();
   /** The reflector's lastSyncResourceVersion; "" until the first list. */
   private resourceVersion = "";
-  /** The open watch response, for the backlog it holds. */
-  private stream: IncomingMessage | undefined;
-  /** When the watch reader last found nothing more buffered behind the event it read. */
+  /** When the reader started having events waiting behind the one it read; null caught up. */
   private behindSince: number | null = null;
+  /** The lag of each watch event, read off the stream to its SET accepted, over a minute. */
+  private readonly lags: MaxWindow;
   private controller: AbortController | undefined;
   private running: Promise<void> | undefined;
 
@@ -101,6 +100,7 @@ export class ApiSource implements PodSource {
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
     this.health = new SourceHealth(ApiserverSource, this.clock);
+    this.lags = new MaxWindow(this.clock, 60_000, 6);
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? abortableSleep;
     this.backoff = new BackoffManager(options.backoff ?? {}, this.clock, this.random);
@@ -110,14 +110,14 @@ export class ApiSource implements PodSource {
     this.selector = `spec.nodeName=${options.nodeName}`;
   }
 
-  /** Bytes of the watch stream received and not yet read: the backlog inside the process. */
-  get backlogBytes(): number {
-    return this.stream?.readableLength ?? 0;
-  }
-
   /** How long the watch reader has had events waiting behind the one it read; 0 caught up. */
   backlogAgeMs(): number {
     return this.behindSince === null ? 0 : Math.max(0, this.clock.now() - this.behindSince);
+  }
+
+  /** The largest lag of a watch event (read off the stream to SET accepted) in the last minute. */
+  recentMaxLagMs(): number {
+    return this.lags.max();
   }
 
   start(): void {
@@ -243,11 +243,9 @@ export class ApiSource implements PodSource {
       if (response.statusCode !== 200) {
         throw decodeStatus(await readBody(response, maxStatusBytes), response.statusCode ?? 0);
       }
-      this.stream = response;
       try {
         return await this.consume(response);
       } finally {
-        this.stream = undefined;
         this.behindSince = null;
       }
     });
@@ -262,19 +260,18 @@ export class ApiSource implements PodSource {
    */
   private async consume(response: IncomingMessage): Promise<WatchEnd> {
     let events = 0;
-    let readAt: number[] = [];
-    let batchStart = 0;
+    /** When the first event of the batch not yet pushed was read; null when none is due. */
+    let batchStart: number | null = null;
     try {
       for await (const { line, more } of readLines(response, maxEventChars)) {
         const now = this.clock.now();
         if (more) this.behindSince ??= now;
         else this.behindSince = null;
-        if (readAt.length === 0) batchStart = now;
         events += 1;
-        if (this.apply(line)) readAt.push(now);
-        if (readAt.length > 0 && (!more || now - batchStart >= batchBudgetMs)) {
-          await this.dispatch(readAt);
-          readAt = [];
+        if (this.apply(line)) batchStart ??= now;
+        if (batchStart !== null && (!more || now - batchStart >= batchBudgetMs)) {
+          await this.dispatch(batchStart);
+          batchStart = null;
           await new Promise((resolve) => setImmediate(resolve));
         }
       }
@@ -283,7 +280,7 @@ export class ApiSource implements PodSource {
       // client-go's StreamWatcher ends the watch on a broken stream as on a clean close.
       this.health.recordError(err.reason, err.message);
     }
-    if (readAt.length > 0) await this.dispatch(readAt);
+    if (batchStart !== null) await this.dispatch(batchStart);
     return { events };
   }
 
@@ -310,10 +307,10 @@ export class ApiSource implements PodSource {
     return true;
   }
 
-  private async dispatch(readAt: readonly number[]): Promise<void> {
+  /** Pushes the SET of a batch; the first event read is the one that waited longest. */
+  private async dispatch(firstReadAt: number): Promise<void> {
     await this.push();
-    const now = this.clock.now();
-    this.options.onDispatch?.(readAt.map((at) => now - at));
+    this.lags.record(this.clock.now() - firstReadAt);
   }
 
   /**
