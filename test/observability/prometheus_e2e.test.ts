@@ -1,5 +1,5 @@
-// End to end with a real Prometheus (Debian's, 2.42): it scrapes a running exporter every
-// second with the shipped rules. Every dashboard query must run and return data; the
+// End to end with a real Prometheus (Debian's, 2.42): it scrapes a running exporter (file,
+// http and api sources, the last against the fake apiserver) every second with the shipped rules. Every dashboard query must run and return data; the
 // not-ready alert for the stuck http source must go pending, and clear once the source
 // recovers and podconfig_sources_ready becomes 1.
 import assert from "node:assert/strict";
@@ -14,6 +14,7 @@ import { dashboardQueries } from "../../dashboards/queries.js";
 import { defaultConfig } from "../../mixin/config.js";
 import { RULES_DIR, renderMixin } from "../../mixin/render.js";
 import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
+import { FakeApiserver } from "../support/fake_apiserver.js";
 
 const job = "podconfig-exporter";
 
@@ -118,17 +119,20 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
     t.after(() => manifests.close());
     const pods = await manifestDir();
     t.after(() => pods.remove());
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-prometheus-"));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const apiserver = await FakeApiserver.start();
+    t.after(() => apiserver.close());
     const address = `127.0.0.1:${await freePort()}`;
     const flags = [
       `--web.listen-address=${address}`,
       `--pod-manifest-path=${pods.path}`,
       `--manifest-url=${manifests.url}`,
       "--http-check-frequency=300ms",
+      `--kubeconfig=${await apiserver.writeKubeconfig(dir)}`,
     ];
     let exporter = await exporterFromFlags(flags);
     t.after(() => exporter.stop());
-    const dir = await mkdtemp(join(tmpdir(), "podconfig-prometheus-"));
-    t.after(() => rm(dir, { recursive: true, force: true }));
     const prometheus = await Prometheus.start(dir, address);
     t.after(() => prometheus.stop());
 
