@@ -1,3 +1,5 @@
+import { sameInstant } from "./time.js";
+
 // Deep copy and deep equality for pods in JSON wire form. Hand-written rather than
 // structuredClone / JSON round-trips: both are called per pod on every merge, and these
 // walk plain JSON objects several times faster.
@@ -7,6 +9,12 @@
 // defines `__proto__` as an own property where `copy[key] = value` would set the prototype.
 
 type JsonObject = Record<string, unknown>;
+
+/**
+ * Where a JSON value holds metav1.Time strings, which compare as instants: "time", an object
+ * giving the shape of some of its keys, or a one-element array giving the shape of every item.
+ */
+export type TimeShape = "time" | readonly [TimeShape] | { readonly [key: string]: TimeShape };
 
 /** `object[key]` if it is the object's own property, else undefined. */
 export function ownValue(object: JsonObject, key: string): unknown {
@@ -42,29 +50,40 @@ function isAbsent(value: unknown): boolean {
 
 /**
  * Deep equality of JSON values. A missing key and an explicit null are equal: both decode to
- * Go's nil, which is what the kubelet's reflect.DeepEqual compares.
+ * Go's nil, which is what the kubelet's reflect.DeepEqual compares. Where `shape` marks a
+ * metav1.Time, two strings are equal when they denote the same instant (time.ts).
  */
-export function deepEqual(a: unknown, b: unknown): boolean {
+export function deepEqual(a: unknown, b: unknown, shape?: TimeShape): boolean {
   if (a === b) return true;
   if (isAbsent(a) || isAbsent(b)) return isAbsent(a) && isAbsent(b);
+  if (shape === "time" && typeof a === "string" && typeof b === "string") return sameInstant(a, b);
   if (typeof a !== "object" || typeof b !== "object") return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return arraysEqual(a, b as unknown[]);
-  return objectsEqual(a as JsonObject, b as JsonObject);
+  if (Array.isArray(a)) return arraysEqual(a, b as unknown[], itemShape(shape));
+  return objectsEqual(a as JsonObject, b as JsonObject, shape);
 }
 
-function arraysEqual(a: unknown[], b: unknown[]): boolean {
+function itemShape(shape: TimeShape | undefined): TimeShape | undefined {
+  return Array.isArray(shape) ? shape[0] : undefined;
+}
+
+function keyShape(shape: TimeShape | undefined, key: string): TimeShape | undefined {
+  if (shape === undefined || typeof shape === "string" || Array.isArray(shape)) return undefined;
+  return ownValue(shape as JsonObject, key) as TimeShape | undefined;
+}
+
+function arraysEqual(a: unknown[], b: unknown[], shape: TimeShape | undefined): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+  for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i], shape)) return false;
   return true;
 }
 
-function objectsEqual(a: JsonObject, b: JsonObject): boolean {
+function objectsEqual(a: JsonObject, b: JsonObject, shape: TimeShape | undefined): boolean {
   let keys = 0;
   let absentFromB = false;
   for (const key in a) {
     const other = ownValue(b, key);
-    if (!deepEqual(a[key], other)) return false;
+    if (!deepEqual(a[key], other, keyShape(shape, key))) return false;
     if (other === undefined) absentFromB = true;
     keys++;
   }

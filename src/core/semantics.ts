@@ -1,7 +1,7 @@
 // When a pod from a source differs from the stored one: the kubelet's podsDifferSemantically,
 // isAnnotationMapEqual and checkAndUpdatePod (pkg/kubelet/config/config.go).
 import type { Clock } from "./deps.js";
-import { deepEqual, ownValue } from "./json.js";
+import { deepEqual, ownValue, type TimeShape } from "./json.js";
 import {
   ConfigFirstSeenAnnotationKey,
   ConfigMirrorAnnotationKey,
@@ -38,13 +38,32 @@ export function isAnnotationMapEqual(
   return true;
 }
 
+const containerStateTimes: TimeShape = {
+  running: { startedAt: "time" },
+  terminated: { startedAt: "time", finishedAt: "time" },
+};
+const containerStatusTimes: TimeShape = {
+  state: containerStateTimes,
+  lastState: containerStateTimes,
+};
+
+/** The metav1.Time fields of a v1.PodStatus (1.32); PodSpec has none. */
+export const podStatusTimes: TimeShape = {
+  startTime: "time",
+  conditions: [{ lastProbeTime: "time", lastTransitionTime: "time" }],
+  initContainerStatuses: [containerStatusTimes],
+  containerStatuses: [containerStatusTimes],
+  ephemeralContainerStatuses: [containerStatusTimes],
+};
+
+/** Times compare as the instants they decode to, as reflect.DeepEqual sees metav1.Time. */
 export function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
   const a = existing.metadata;
   const b = ref.metadata ?? {};
   return !(
     deepEqual(existing.spec, ref.spec) &&
     deepEqual(a.labels, b.labels) &&
-    deepEqual(a.deletionTimestamp, b.deletionTimestamp) &&
+    deepEqual(a.deletionTimestamp, b.deletionTimestamp, "time") &&
     deepEqual(a.deletionGracePeriodSeconds, b.deletionGracePeriodSeconds) &&
     isAnnotationMapEqual(a.annotations, b.annotations)
   );
@@ -62,7 +81,7 @@ export type PodChange = "none" | "reconcile" | "update" | "gracefulDelete";
  */
 export function checkAndUpdatePod(existing: Pod, ref: Pod, source: string): PodChange {
   if (!podsDifferSemantically(existing, ref)) {
-    if (deepEqual(existing.status, ref.status)) return "none";
+    if (deepEqual(existing.status, ref.status, podStatusTimes)) return "none";
     assign(existing, "status", ref.status);
     return "reconcile";
   }
