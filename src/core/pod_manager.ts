@@ -1,12 +1,21 @@
-// The kubelet's pod manager, reduced to what the readiness story needs: the desired pods,
-// by UID and by full name.
-import { type Pod, podFullName, podUID } from "./types.js";
+// The kubelet's pod manager, reduced to what the readiness story needs: the desired regular
+// pods, by UID and by full name. Mirror pods (the API server's copies of static pods, annotated
+// kubernetes.io/config.mirror) are told apart as the kubelet does and never stored: the kubelet
+// keeps them for its status manager and to delete orphaned ones, neither of which is ported.
+import { ConfigMirrorAnnotationKey, type Pod, podFullName, podUID } from "./types.js";
+
+/** kubetypes.IsMirrorPod: the annotation is present, whatever its value. */
+export function isMirrorPod(pod: Pod): boolean {
+  const annotations = pod.metadata?.annotations;
+  return annotations !== undefined && Object.hasOwn(annotations, ConfigMirrorAnnotationKey);
+}
 
 export class PodManager {
   private readonly byUID = new Map<string, Pod>();
   private readonly byFullName = new Map<string, Pod>();
 
   addPod(pod: Pod): void {
+    if (isMirrorPod(pod)) return;
     this.removeByUID(podUID(pod));
     this.byUID.set(podUID(pod), pod);
     this.byFullName.set(podFullName(pod), pod);
@@ -18,7 +27,7 @@ export class PodManager {
   }
 
   removePod(pod: Pod): void {
-    this.removeByUID(podUID(pod));
+    if (!isMirrorPod(pod)) this.removeByUID(podUID(pod));
   }
 
   getPodByUID(uid: string): Pod | undefined {
@@ -27,6 +36,14 @@ export class PodManager {
 
   getPodByFullName(fullName: string): Pod | undefined {
     return this.byFullName.get(fullName);
+  }
+
+  /**
+   * GetPodAndMirrorPod without the mirror: the regular pod a pod stands for (itself, or for a
+   * mirror pod its static pod, when there is one).
+   */
+  podFor(pod: Pod): Pod | undefined {
+    return isMirrorPod(pod) ? this.getPodByFullName(podFullName(pod)) : pod;
   }
 
   getPods(): Pod[] {
