@@ -17,6 +17,7 @@ import { startDemoManifestServer } from "./demo/manifest_server.js";
 import { createRoutes } from "./server/routes.js";
 import { listen, type RunningServer } from "./server/server.js";
 import { sourcesStatus } from "./server/state.js";
+import { WebConfigFile } from "./server/web_config_file.js";
 import { ApiSource } from "./sources/api/api.js";
 import { PodCheckpointManager } from "./sources/checkpoint/checkpoint.js";
 import { checkpointingChannel, restoreCheckpoints } from "./sources/checkpoint/restore.js";
@@ -148,6 +149,10 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   let server: RunningServer;
   try {
     ({ sources, checkpoints } = createSources(config, podConfig, { logger, clock }, demo?.url));
+    const webConfig =
+      config.web.configFile === undefined
+        ? undefined
+        : new WebConfigFile(config.web.configFile, logger);
     server = await listen(
       config.web.listenAddress,
       createRoutes({
@@ -164,7 +169,9 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
           }),
         page: deps.build,
         logger,
+        webConfig,
       }),
+      { webConfig, logger },
     );
   } catch (error) {
     await demo?.close();

@@ -4,8 +4,11 @@
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { silentLogger } from "../core/deps.js";
 import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
 import { telemetryPathProblem } from "../server/telemetry_path.js";
+import { WebConfigError } from "../server/web_config.js";
+import { WebConfigFile } from "../server/web_config_file.js";
 import { loadKubeConfig } from "../sources/api/kubeconfig.js";
 import { DurationError, MaxTimerMs, parseDuration, TooLongForATimer } from "../sources/duration.js";
 import { DefaultFileCheckFrequencyMs } from "../sources/file/file.js";
@@ -50,6 +53,8 @@ export interface ExporterConfig {
   web: {
     listenAddress: ListenAddress;
     telemetryPath: string;
+    /** --web.config.file (TLS, basic auth, headers), checked at start. */
+    configFile: string | undefined;
     /** Parallel scrapes allowed before a 503 (promhttp's MaxRequestsInFlight); 0: no limit. */
     maxRequests: number;
     disableExporterMetrics: boolean;
@@ -208,6 +213,7 @@ export async function resolveConfig(
     web: {
       listenAddress: listenAddress(flags),
       telemetryPath: telemetryPath(flags),
+      configFile: webConfigFile(flags),
       maxRequests: flags.count("web.max-requests", DefaultMaxRequests),
       disableExporterMetrics: flags.bool("web.disable-exporter-metrics"),
       enableExemplars: flags.bool("web.enable-exemplars"),
@@ -318,6 +324,20 @@ function listenAddress(flags: Flags): ListenAddress {
   } catch (err) {
     throw flags.error("web.listen-address", (err as Error).message);
   }
+}
+
+/** Read and checked now, so a broken file stops the start instead of every request. */
+function webConfigFile(flags: Flags): string | undefined {
+  const path = nonEmpty(flags, "web.config.file");
+  if (path === undefined) return undefined;
+  try {
+    new WebConfigFile(path, silentLogger);
+  } catch (err) {
+    if (err instanceof WebConfigError)
+      throw flags.error("web.config.file", `${path}: ${err.message}`);
+    throw err;
+  }
+  return path;
 }
 
 function telemetryPath(flags: Flags): string {

@@ -33,6 +33,7 @@ export function describeConfig(config: ExporterConfig): Record<string, unknown> 
     demo: config.demo ?? false,
     listenAddress: formatHostPort(listenAddress.host ?? "", listenAddress.port),
     telemetryPath: config.web.telemetryPath,
+    webConfigFile: config.web.configFile ?? null,
     maxRequests: config.web.maxRequests,
     disableExporterMetrics: config.web.disableExporterMetrics,
     enableExemplars: config.web.enableExemplars,

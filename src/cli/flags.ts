@@ -101,6 +101,12 @@ export const flagSpecs: readonly FlagSpec[] = [
     help: "Path under which to expose metrics.",
   },
   {
+    name: "web.config.file",
+    kind: "string",
+    metavar: "FILE",
+    help: "Configuration file that can enable TLS or basic authentication, exporter-toolkit's format (as node_exporter's --web.config.file); re-read when it or a certificate changes.",
+  },
+  {
     name: "web.max-requests",
     kind: "int",
     default: "40",

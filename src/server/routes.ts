@@ -2,9 +2,11 @@
 // /readyz and /api/v1/sources. Every handler only reads state; none of them drives the core.
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "../core/deps.js";
+import { webConfigMiddleware } from "./basic_auth.js";
 import { limitInFlight } from "./in_flight.js";
 import { type PageInfo, renderStatusPage } from "./page.js";
 import { notReadyReason, type SourcesStatus } from "./state.js";
+import type { WebConfigFile } from "./web_config_file.js";
 
 export interface MetricsEndpoint {
   readonly contentType: string;
@@ -20,6 +22,8 @@ export interface RoutesOptions {
   status: () => SourcesStatus;
   page: Omit<PageInfo, "telemetryPath">;
   logger: Logger;
+  /** --web.config.file: basic auth and response headers on every endpoint. */
+  webConfig?: WebConfigFile;
 }
 
 /** /readyz's body: the missing sources on the first line, then why each one is missing. */
@@ -42,6 +46,7 @@ export function readyzBody(status: SourcesStatus): string {
 export function createRoutes(options: RoutesOptions): Express {
   const app = express();
   app.disable("x-powered-by");
+  if (options.webConfig) app.use(webConfigMiddleware(options.webConfig, options.logger));
   app.use((_request, response, next) => {
     // Every answer describes the state now.
     response.set("Cache-Control", "no-store");

@@ -1,10 +1,13 @@
-// Listening and closing: the routes on --web.listen-address, closed without leaving a
-// connection (or a browser's keep-alive socket) open.
-
-import type { RequestListener } from "node:http";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+// Listening and closing: the routes on --web.listen-address, over TLS when the web config says
+// so, with bounds on what a client can hold (connections, time to send its request, idle
+// time), and closed without leaving a connection (or a browser's keep-alive socket) open.
+import { createServer, type RequestListener } from "node:http";
+import type { AddressInfo, Server } from "node:net";
+import type { Logger } from "../core/deps.js";
+import { silentLogger } from "../core/deps.js";
 import { formatHostPort, type ListenAddress } from "./listen_address.js";
+import { tlsListener } from "./tls_listener.js";
+import type { WebConfigFile } from "./web_config_file.js";
 
 export interface RunningServer {
   /** e.g. http://127.0.0.1:9847 (localhost when listening on every interface). */
@@ -12,13 +15,59 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What a client may take. Scrapers and browsers send a small GET at once and read the answer. */
+export interface ClientLimits {
+  /** Open connections at once; more are closed as they arrive. */
+  maxConnections: number;
+  /** From connecting (or the previous answer) to the end of the request headers: slowloris. */
+  headersTimeoutMs: number;
+  /** From connecting to the end of the request. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A connection with no traffic either way (e.g. a client that stops reading) is closed. */
+  idleTimeoutMs: number;
+}
+
+export const DefaultClientLimits: ClientLimits = {
+  maxConnections: 512,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 30_000,
+  idleTimeoutMs: 60_000,
+};
+
+export interface ListenOptions {
+  limits?: Partial<ClientLimits>;
+  /** --web.config.file: TLS when it has a tls_server_config. */
+  webConfig?: WebConfigFile;
+  logger?: Logger;
+}
+
 const everyInterface = new Set(["", "0.0.0.0", "::"]);
 
 export async function listen(
   address: ListenAddress,
   handler: RequestListener,
+  options: ListenOptions = {},
 ): Promise<RunningServer> {
-  const server = createServer(handler);
+  const limits = { ...DefaultClientLimits, ...options.limits };
+  const http = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often the two timeouts above are checked (Node's default is 30 s).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    handler,
+  );
+  http.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+  const tls = options.webConfig?.tls
+    ? tlsListener(options.webConfig, http, options.logger ?? silentLogger)
+    : undefined;
+  const server: Server = tls?.server ?? http;
+  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(address.port, address.host, () => {
@@ -29,11 +78,13 @@ export async function listen(
   const { port } = server.address() as AddressInfo;
   const host = everyInterface.has(address.host ?? "") ? "localhost" : (address.host as string);
   return {
-    url: `http://${formatHostPort(host, port)}`,
+    url: `${tls ? "https" : "http"}://${formatHostPort(host, port)}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
+        // Sockets handed over from the TLS listener are the HTTP server's too.
+        http.closeAllConnections();
+        tls?.dropHandshakes();
       }),
   };
 }

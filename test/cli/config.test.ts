@@ -44,6 +44,7 @@ describe("resolveConfig", () => {
     assert.deepEqual(c.web, {
       listenAddress: { host: undefined, port: 9847 },
       telemetryPath: "/metrics",
+      configFile: undefined,
       maxRequests: 40,
       disableExporterMetrics: false,
       enableExemplars: false,
