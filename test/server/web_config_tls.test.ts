@@ -101,7 +101,7 @@ describe("--web.config.file", () => {
     const answer = await get(`${exporter.url}/metrics`, { ca: s.ca.cert });
     assert.equal(answer.status, 200);
     assert.match(answer.body, /podconfig_sources_ready/);
-    await assert.rejects(get(exporter.url.replace("https:", "http:") + "/metrics"));
+    await assert.rejects(get(`${exporter.url.replace("https:", "http:")}/metrics`));
     // A client that does not trust the CA does not get through either.
     await assert.rejects(get(`${exporter.url}/metrics`));
   });
