@@ -47,7 +47,8 @@ describe("startExporter", () => {
   test("--demo: the http source is stuck on the demo server's 503, then ready with its PodList", async (t) => {
     const exporter = await exporterFromFlags([
       "--demo",
-      "--demo.unavailable-for=600ms",
+      // Long enough that the first poll meets the 503 even on a loaded machine.
+      "--demo.unavailable-for=3s",
       "--http-check-frequency=100ms",
       "--web.disable-exporter-metrics",
     ]);
