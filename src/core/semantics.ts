@@ -2,6 +2,7 @@
 // isAnnotationMapEqual and checkAndUpdatePod (pkg/kubelet/config/config.go).
 import type { Clock } from "./deps.js";
 import { deepEqual, ownValue, type TimeShape } from "./json.js";
+import { formatTimestamp } from "./time.js";
 import {
   ConfigFirstSeenAnnotationKey,
   ConfigMirrorAnnotationKey,
@@ -125,7 +126,7 @@ export function newStoredPod(ref: Pod, source: string, clock: Clock): Pod {
       annotations: {
         ...metadata.annotations,
         [ConfigSourceAnnotationKey]: source,
-        [ConfigFirstSeenAnnotationKey]: new Date(clock.now()).toISOString(),
+        [ConfigFirstSeenAnnotationKey]: formatTimestamp(clock.now()),
       },
     },
   };

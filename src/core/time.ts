@@ -1,6 +1,6 @@
-// metav1.Time as the kubelet compares it. It decodes an RFC 3339 string with Go's
-// time.Parse(time.RFC3339, s) (fractional seconds kept to the nanosecond) and then .Local(),
-// so reflect.DeepEqual of two decoded times is equality of the instant: "Z" and "+00:00", or
+// Kubernetes times as the kubelet reads and writes them. A metav1.Time is decoded with Go's
+// time.Parse(time.RFC3339, s) (fractional seconds kept to the nanosecond) and then .Local(), so
+// reflect.DeepEqual of two decoded times is equality of the instant: "Z" and "+00:00", or
 // "…:00Z" and "…:00.000Z", are the same time; "…:00.5Z" and "…:00Z" are not.
 
 /** An instant as Go holds it: whole seconds since the Unix epoch and nanoseconds. */
@@ -53,4 +53,17 @@ export function sameInstant(a: string, b: string): boolean {
   const y = parseTime(b);
   if (!x || !y) return false;
   return x.seconds === y.seconds && x.nanos === y.nanos;
+}
+
+/**
+ * kubetypes.NewTimestamp().GetString(), the config.seen annotation: RFC3339NanoFixed
+ * ("2006-01-02T15:04:05.000000000Z07:00"), written here in UTC. `ms` is the clock's
+ * milliseconds since the epoch; its fraction is kept to the microsecond (a double holds no
+ * more at today's magnitudes).
+ */
+export function formatTimestamp(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  const micros = Math.min(999_999, Math.floor((ms - seconds * 1000) * 1000));
+  const fraction = `${String(micros).padStart(6, "0")}000`;
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}.${fraction}Z`;
 }

@@ -192,6 +192,14 @@ describe("ops on unknown and known UIDs", () => {
     t.expectNoPodUpdate();
   });
 
+  test("config.seen is written as the kubelet's RFC3339NanoFixed, in UTC", async () => {
+    const t = createPodConfigTester();
+    t.clock.advance(1234.5678);
+    await t.channel.send(podUpdate("SET", TestSource, createValidPod("foo", "new")));
+    const seen = (await t.take()).pods[0]?.metadata.annotations?.[ConfigFirstSeenAnnotationKey];
+    assert.equal(seen, "2026-01-01T00:00:01.234567000Z");
+  });
+
   test("a config.hash change is semantic: UPDATE, local annotations keep their stored values", async () => {
     const t = createPodConfigTester();
     const pod = createValidPod("foo", "new");
