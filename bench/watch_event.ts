@@ -6,14 +6,21 @@
 // Target: at most 1x the floor at 110, 250 and 1,000 pods.
 import { fork } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { systemClock } from "../src/core/deps.js";
 import { ApiSource } from "../src/sources/api/api.js";
 import { loadKubeConfig } from "../src/sources/api/kubeconfig.js";
+import { PodCheckpointManager } from "../src/sources/checkpoint/checkpoint.js";
+import { checkpointingChannel } from "../src/sources/checkpoint/restore.js";
 import { SourceHealth } from "../src/sources/health.js";
 import { createObservedCore } from "../src/telemetry/observed_core.js";
 
 const sizes = [110, 250, 1_000];
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+/** BENCH_CHECKPOINTS=1: the api channel keeps a checkpoint directory, as --checkpoint-dir does. */
+const checkpoints = process.env.BENCH_CHECKPOINTS === "1";
 /** Events per round: enough for a stable CPU figure, few enough for the old code's cost. */
 const eventsPerRound = (n: number): number => Math.max(50, Math.round(30_000 / n));
 
@@ -79,10 +86,21 @@ async function measure(n: number) {
         });
   const loop = new AbortController();
   const running = core.syncLoop.run(loop.signal);
+  const api = core.podConfig.channel("api");
+  const checkpointDir = checkpoints ? await mkdtemp(join(tmpdir(), "bench-checkpoints-")) : "";
+  const channel = checkpoints
+    ? checkpointingChannel(
+        api,
+        new PodCheckpointManager({
+          dir: checkpointDir,
+          health: new SourceHealth("api", systemClock),
+        }),
+      )
+    : api;
   const source = new ApiSource({
     kubeConfig: await loadKubeConfig({ kubeconfig: hello.kubeconfig }),
     nodeName: "node-1",
-    channel: core.podConfig.channel("api"),
+    channel,
   });
   source.start();
   await waitFor(() => core.handler.running.size === n); // the initial list: one ADD of n pods
@@ -119,13 +137,14 @@ async function measure(n: number) {
   await source.stop();
   loop.abort();
   await running;
+  if (checkpoints) await rm(checkpointDir, { recursive: true, force: true });
   server.send({ exit: true });
   await once(server, "exit");
   return { n, bytes: list.length, events, floor: Math.min(...floor), paced, burst };
 }
 
 console.log(
-  `bench/watch_event: median of ${rounds} rounds, Node ${process.version}; CPU of the exporter process per watch event\n`,
+  `bench/watch_event: median of ${rounds} rounds, Node ${process.version}; CPU of the exporter process per watch event${checkpoints ? "; with checkpoints" : ""}\n`,
 );
 console.log(
   "| pods | PodList | JSON.parse floor ms | events/round | paced: CPU ms/event (× floor) | burst: CPU ms/event (× floor) |",

@@ -34,6 +34,11 @@ export class PodCheckpointManager {
   private onDisk: Map<string, string | null> | undefined;
   /** sync() runs one at a time, in call order. */
   private tail: Promise<void> = Promise.resolve();
+  /**
+   * Encodings by pod object. A sent pod is never written into (SourceChannel.send), and the api
+   * source sends an unchanged pod as the same object on every event: it is encoded once.
+   */
+  private readonly encoded = new WeakMap<Pod, string>();
 
   constructor(options: PodCheckpointOptions) {
     this.dir = options.dir;
@@ -74,11 +79,20 @@ export class PodCheckpointManager {
           `not checkpointing pod ${pod.metadata.namespace}/${pod.metadata.name}`,
           new Error(`unusable UID ${JSON.stringify(uid)}`),
         );
-      } else wanted.set(uid, encodeCheckpoint(pod));
+      } else wanted.set(uid, this.encode(pod));
     }
     const run = this.tail.then(() => this.apply(wanted));
     this.tail = run;
     return run;
+  }
+
+  private encode(pod: Pod): string {
+    let content = this.encoded.get(pod);
+    if (content === undefined) {
+      content = encodeCheckpoint(pod);
+      this.encoded.set(pod, content);
+    }
+    return content;
   }
 
   private async apply(wanted: ReadonlyMap<string, string>): Promise<void> {

@@ -25,7 +25,7 @@ export function checkpointingChannel(
   return {
     async send(update) {
       if (update.op !== "SET") return channel.send(update);
-      // sync() serialises the pods first, so the merge may change them while files are written.
+      // sync() serialises the pods before it returns: the files are written from those bytes.
       const written = checkpoints.sync(update.pods);
       try {
         await channel.send(update);
