@@ -6,6 +6,7 @@ import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-
 import { ApiserverSource, FileSource, HTTPSource, PodOperations } from "../src/core/types.js";
 import { SourceErrorReasons } from "../src/sources/health.js";
 import { collectors } from "../src/telemetry/collectors.js";
+import { OPENMETRICS, TEXT } from "../src/telemetry/exposition.js";
 import { createObservedCore } from "../src/telemetry/observed_core.js";
 import { sourceSeries } from "../src/telemetry/source_series.js";
 
@@ -166,20 +167,24 @@ export function renderMetricsDoc(): string {
     "",
     ...table(exporter),
     "",
-    "## OpenMetrics and exemplars",
+    "## Formats, compression and exemplars",
     "",
-    "With `--web.enable-exemplars` the exposition is OpenMetrics, whatever the scraper asks for:",
+    "The format is the one the scraper's `Accept` header prefers, as client_golang's promhttp",
+    "negotiates it (Prometheus asks for OpenMetrics first; curl gets text), gzip-compressed when",
+    "`Accept-Encoding` allows it:",
     "",
-    `- without: ${code(plain.contentType)}`,
-    `- with: ${code(openMetrics.contentType)}`,
+    `- text: ${code(TEXT)}`,
+    `- OpenMetrics: ${code(OPENMETRICS)}`,
     "",
     "The metrics and their labels are the same; OpenMetrics names a counter's family without",
     `\`_total\` (\`# TYPE ${counter.replace(/_total$/, "")} counter\`), its samples keep it.`,
     "",
     'Exemplars `{trace_id="…",span_id="…"}` on the `_bucket` series link an observation to the',
     "sync loop's `process {source}` span the update was dispatched in. There are none unless",
-    "tracing exports spans (the `OTEL_*` environment) and that span was sampled; Prometheus keeps",
-    "them with `--enable-feature=exemplar-storage`. The histograms with exemplars:",
+    "tracing exports spans (the `OTEL_*` environment) and that span was sampled; with",
+    "`--web.enable-exemplars` but tracing off the exporter warns at start. They are only in",
+    "OpenMetrics; Prometheus keeps them with `--enable-feature=exemplar-storage`. The histograms",
+    "with exemplars:",
     "",
     ...withExemplars.map((m) => `- ${code(m.name)}`),
     "",

@@ -118,6 +118,10 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   let sources: PodSource[] = [];
   const health = () => sources.map((source) => source.health);
   let announced = false;
+  if (config.web.enableExemplars && deps.tracer === undefined)
+    logger.warn(
+      "--web.enable-exemplars has no effect: tracing is off (no OTEL_* exporter is configured), so no span can become an exemplar",
+    );
   const core = createObservedCore({
     clock,
     logger,
@@ -127,7 +131,8 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
     metrics: {
       sourceHealth: health,
       apiWatch: () => sources.find((source) => source instanceof ApiSource),
-      exemplars: config.web.enableExemplars,
+      // Exemplars are trace ids: without an exporting tracer there are none to attach.
+      exemplars: config.web.enableExemplars && deps.tracer !== undefined,
       exporterMetrics: !config.web.disableExporterMetrics,
       build: deps.build,
       collectors: config.collectors.enabled,

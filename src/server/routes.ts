@@ -1,5 +1,6 @@
 // The exporter's HTTP endpoints (express 5): / status page, the metrics path, /healthz,
 // /readyz and /api/v1/sources. Every handler only reads state; none of them drives the core.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "../core/deps.js";
 import { webConfigMiddleware } from "./basic_auth.js";
@@ -9,8 +10,10 @@ import { notReadyReason, type SourcesStatus } from "./state.js";
 import type { WebConfigFile } from "./web_config_file.js";
 
 export interface MetricsEndpoint {
-  readonly contentType: string;
-  render(): Promise<string>;
+  /** Counts a scrape from its start to its answer, whatever answers it (self-metrics). */
+  observe(response: ServerResponse): void;
+  /** Answers GET on the telemetry path (format negotiation, compression). */
+  serve(request: IncomingMessage, response: ServerResponse): Promise<void>;
 }
 
 export interface RoutesOptions {
@@ -59,12 +62,16 @@ export function createRoutes(options: RoutesOptions): Express {
   });
 
   const scrapes = limitInFlight(options.maxRequests);
-  app.get(options.telemetryPath, scrapes.middleware, async (_request, response) => {
-    const body = await options.metrics.render();
-    // Written as is: express's send would rewrite the content type's parameters.
-    response.setHeader("Content-Type", options.metrics.contentType);
-    response.end(body);
-  });
+  // Observed before the limit, so promhttp's self-metrics count the scrapes it refuses (503).
+  app.get(
+    options.telemetryPath,
+    (_request, response, next) => {
+      options.metrics.observe(response);
+      next();
+    },
+    scrapes.middleware,
+    (request, response) => options.metrics.serve(request, response),
+  );
 
   app.get("/healthz", (_request, response) => {
     response.type("text").send("ok\n");

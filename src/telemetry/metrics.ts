@@ -2,12 +2,15 @@
 // catalogue of architecture.md, read from the core at scrape time, plus the dispatch histograms
 // the sync loop feeds through onDispatch, and the exporter's own process metrics.
 import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-client";
+import { type Logger, silentLogger } from "../core/deps.js";
 import type { Readiness } from "../core/readiness.js";
 import type { DispatchObservation } from "../core/sync_loop.js";
 import type { SourceHealth } from "../sources/health.js";
 import type { ApiWatchBacklog } from "./api_watch_metrics.js";
 import type { BuildInfo } from "./build_info.js";
 import { type CollectorName, collectors, defaultCollectors } from "./collectors.js";
+import { type ExpositionType, expositionViews, TEXT } from "./exposition.js";
+import { type MetricsHandler, metricsHandler, registerHandlerMetrics } from "./metrics_handler.js";
 import { oncePerScrape } from "./per_scrape.js";
 
 export interface MetricsOptions {
@@ -17,7 +20,7 @@ export interface MetricsOptions {
   sourceHealth: () => readonly SourceHealth[];
   /** Milliseconds since the epoch: when the readiness clock started. */
   startTime: number;
-  /** --web.enable-exemplars: OpenMetrics exposition, trace exemplars on the histograms. */
+  /** Trace exemplars on the histograms (served in OpenMetrics only). */
   exemplars: boolean;
   /** Default process and Node.js metrics, unless --web.disable-exporter-metrics. */
   exporterMetrics: boolean;
@@ -30,17 +33,20 @@ export interface MetricsOptions {
   dispatchDetailed?: boolean;
   /** The api source's watch backlog, when there is an api source. */
   apiWatch?: () => ApiWatchBacklog | undefined;
+  /** Where the metrics handler reports a failed scrape; silent when not given. */
+  logger?: Logger;
 }
 
 export interface PodConfigMetrics {
-  /** A dedicated registry, never prom-client's global one. */
+  /** A dedicated registry, never prom-client's global one; never rendered itself (exposition.ts). */
   readonly registry: Registry<RegistryContentType>;
-  /** Text format 0.0.4, or OpenMetrics 1.0.0 when exemplars are on. */
-  readonly contentType: RegistryContentType;
   /** Pass as SyncLoop's onDispatch. */
   observeDispatch(observation: DispatchObservation): void;
-  /** The exposition: registry.metrics(). */
-  render(): Promise<string>;
+  /** The exposition in text format 0.0.4 (the default) or OpenMetrics 1.0.0 (with exemplars). */
+  render(type?: ExpositionType): Promise<string>;
+  /** GET on the telemetry path: negotiation, gzip and promhttp's self-metrics. */
+  observe: MetricsHandler["observe"];
+  serve: MetricsHandler["serve"];
 }
 
 export function createMetrics(options: MetricsOptions): PodConfigMetrics {
@@ -58,23 +64,32 @@ export function createMetrics(options: MetricsOptions): PodConfigMetrics {
   };
   const enabled = options.collectors ?? defaultCollectors;
   for (const collector of collectors) if (enabled.has(collector.name)) collector.register(context);
-  if (options.exporterMetrics) registerExporterMetrics(registry);
+  const instrumentation = options.exporterMetrics ? registerExporterMetrics(registry) : undefined;
+  const views = expositionViews(registry);
   return {
     registry,
-    contentType: registry.contentType,
     observeDispatch: (observation) => {
       for (const observe of observers) observe(observation);
     },
-    render: () => registry.metrics(),
+    render: (type = TEXT) => views.render(type),
+    ...metricsHandler({
+      render: views.render,
+      instrumentation,
+      logger: options.logger ?? silentLogger,
+    }),
   };
 }
 
 /**
- * prom-client's default process and Node.js metrics, less three gauges whose `_total` suffix
- * promtool rejects (only counters may end in _total); each is the sum of its labelled sibling,
- * e.g. sum(nodejs_active_handles).
+ * The exporter's own metrics, as node_exporter's --web.disable-exporter-metrics covers them:
+ * promhttp's handler metrics, and prom-client's default process and Node.js metrics less three
+ * gauges whose `_total` suffix promtool rejects (only counters may end in _total); each is the
+ * sum of its labelled sibling, e.g. sum(nodejs_active_handles).
  */
-function registerExporterMetrics(registry: Registry<RegistryContentType>): void {
+function registerExporterMetrics(
+  registry: Registry<RegistryContentType>,
+): ReturnType<typeof registerHandlerMetrics> {
+  const instrumentation = registerHandlerMetrics(registry);
   collectDefaultMetrics({ register: registry });
   for (const name of [
     "nodejs_active_handles_total",
@@ -83,4 +98,5 @@ function registerExporterMetrics(registry: Registry<RegistryContentType>): void 
   ]) {
     registry.removeSingleMetric(name);
   }
+  return instrumentation;
 }

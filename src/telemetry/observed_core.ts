@@ -54,6 +54,7 @@ export function createObservedCore(options: ObservedCoreOptions): ObservedCore {
   });
   const state = (): Readiness => readiness({ podConfig, sourcesReady, syncLoop, handler });
   const metrics = createMetrics({
+    logger,
     ...options.metrics,
     readiness: state,
     startTime,

@@ -47,11 +47,13 @@ describe("docs/metrics.md", () => {
     }
   });
 
-  for (const flags of [[], ["--web.enable-exemplars"]]) {
-    const openMetrics = flags.length > 0;
+  for (const openMetrics of [false, true]) {
     test(`matches a live /metrics (${openMetrics ? "OpenMetrics" : "text format"})`, async (t) => {
-      const { exporter } = await fileAndStuckHTTP(t, flags);
-      const response = await fetch(new URL("/metrics", exporter.url));
+      const { exporter } = await fileAndStuckHTTP(t);
+      const accept = openMetrics ? "application/openmetrics-text; version=1.0.0" : "text/plain";
+      const response = await fetch(new URL("/metrics", exporter.url), {
+        headers: { Accept: accept },
+      });
       assert.equal(response.status, 200);
       const exposition = parseExposition(await response.text(), openMetrics);
       const doc = await readDoc();

@@ -1,17 +1,27 @@
 // --web.max-requests: the scrape beyond the limit is answered 503 at once (promhttp's
-// MaxRequestsInFlight), and a finished or abandoned scrape frees its slot. The metrics
-// endpoint here renders only when the test lets it, so the scrapes really overlap.
+// MaxRequestsInFlight), and a finished or abandoned scrape frees its slot; promhttp's
+// self-metrics count the refused scrapes too. The exporter's metrics handler here renders only
+// when the test lets it, so the scrapes really overlap.
 import assert from "node:assert/strict";
 import { describe, type TestContext, test } from "node:test";
+import { Registry } from "prom-client";
 import { silentLogger } from "../../src/core/deps.js";
 import { createRoutes, type MetricsEndpoint } from "../../src/server/routes.js";
 import { listen } from "../../src/server/server.js";
+import { metricsHandler, registerHandlerMetrics } from "../../src/telemetry/metrics_handler.js";
 import { eventually } from "./helpers.js";
 
-/** Renders once released; counts the renders that have started. */
+/** The exporter's metrics handler, rendering "up 1" once released; counts the renders started. */
 class GatedMetrics implements MetricsEndpoint {
-  readonly contentType = "text/plain; version=0.0.4; charset=utf-8";
+  readonly registry = new Registry();
   started = 0;
+  private readonly handler = metricsHandler({
+    render: () => this.render(),
+    instrumentation: registerHandlerMetrics(this.registry),
+    logger: silentLogger,
+  });
+  observe: MetricsEndpoint["observe"] = (response) => this.handler.observe(response);
+  serve: MetricsEndpoint["serve"] = (request, response) => this.handler.serve(request, response);
   private release: () => void = () => {};
   private gate = new Promise<void>((resolve) => {
     this.release = resolve;
@@ -63,16 +73,24 @@ describe("--web.max-requests", () => {
       assert.equal(await response.text(), "up 1\n");
     }
     assert.equal((await fetch(`${url}/metrics`)).status, 200);
+    const requests = await metrics.registry
+      .getSingleMetric("promhttp_metric_handler_requests_total")
+      ?.get();
+    const byCode = Object.fromEntries(
+      (requests?.values ?? []).map((v) => [v.labels.code, v.value]),
+    );
+    assert.deepEqual(byCode, { "200": 3, "500": 0, "503": 1 });
   });
 
   test("a scrape the client abandons frees its slot", async (t) => {
     const held = new GatedMetrics();
     let renders = 0;
     // The first render hangs until the end; every later one answers at once.
-    const metrics: MetricsEndpoint = {
-      contentType: held.contentType,
+    const metrics = metricsHandler({
       render: () => (++renders === 1 ? held.render() : Promise.resolve("up 1\n")),
-    };
+      instrumentation: undefined,
+      logger: silentLogger,
+    });
     const url = await serve(t, 1, metrics);
     const abandon = new AbortController();
     const gone = fetch(`${url}/metrics`, { signal: abandon.signal }).catch(() => "aborted");

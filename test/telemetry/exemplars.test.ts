@@ -7,6 +7,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
+import { OPENMETRICS, TEXT } from "../../src/telemetry/exposition.js";
 import { startTracing, type Tracing } from "../../src/telemetry/tracing.js";
 import { parseExposition, type Sample, samples } from "../support/exposition.js";
 import { createValidPod, ManualClock } from "../support/pods.js";
@@ -41,7 +42,7 @@ for (const dispatchDetailed of [false, true])
       exporter.getFinishedSpans().filter((span) => span.name.startsWith("process "));
     await waitFor(() => processSpans().length === 4, "4 process spans exported");
 
-    const exposition = parseExposition(await pipeline.metrics.render(), true);
+    const exposition = parseExposition(await pipeline.metrics.render(OPENMETRICS), true);
     const exemplarsOf = (name: string): Sample[] =>
       samples(exposition, name).filter((sample) => sample.exemplar !== undefined);
     const spanIds = new Map(
@@ -66,4 +67,6 @@ for (const dispatchDetailed of [false, true])
       exemplarsOf("podconfig_dispatch_duration_seconds_bucket").map((sample) => sample.labels.op),
     );
     assert.deepEqual([...ops].sort(), dispatchDetailed ? ["ADD", "REMOVE"] : [undefined]);
+    // Exemplars exist only in OpenMetrics: the text format of the same registry has none.
+    assert.doesNotMatch(await pipeline.metrics.render(TEXT), / # \{/);
   });

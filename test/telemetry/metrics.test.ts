@@ -5,6 +5,7 @@ import { execFile } from "node:child_process";
 import { describe, test } from "node:test";
 import type { Pod, PodUpdate } from "../../src/core/types.js";
 import { SourceHealth } from "../../src/sources/health.js";
+import { OPENMETRICS, TEXT } from "../../src/telemetry/exposition.js";
 import { allowedLabels, catalogue, ops, perSourceGauges, reasons } from "../support/catalogue.js";
 import { type Exposition, parseExposition, samples, value } from "../support/exposition.js";
 import { createValidPod, ManualClock } from "../support/pods.js";
@@ -42,10 +43,7 @@ const labelValues = (exposition: Exposition, name: string, source: string, label
     .sort();
 
 async function scrape(pipeline: Pipeline): Promise<Exposition> {
-  return parseExposition(
-    await pipeline.metrics.render(),
-    pipeline.metrics.contentType.startsWith("application/openmetrics-text"),
-  );
+  return parseExposition(await pipeline.metrics.render(), false);
 }
 
 function promtoolCheck(text: string): Promise<{ code: number; output: string }> {
@@ -359,7 +357,6 @@ describe("metrics", () => {
       pipeline.run();
       await driveToReady(pipeline, clock);
       const text = await pipeline.metrics.render();
-      assert.equal(pipeline.metrics.contentType, "text/plain; version=0.0.4; charset=utf-8");
       const exposition = parseExposition(text, false);
       assert.equal(exposition.families.has("process_cpu_seconds_total"), exporterMetrics);
       assert.equal(exposition.families.has("nodejs_heap_size_used_bytes"), exporterMetrics);
@@ -369,18 +366,22 @@ describe("metrics", () => {
     });
   }
 
-  test("OpenMetrics when exemplars are on, without exemplars when nothing is traced", async (t) => {
+  test("the same registry in both formats, either first, whether exemplars are on or not", async (t) => {
     const clock = new ManualClock();
     const pipeline = createPipeline({ sources, clock, exemplars: true, exporterMetrics: true });
     t.after(() => pipeline.stop());
     pipeline.run();
     await driveToReady(pipeline, clock);
-    const text = await pipeline.metrics.render();
+    // OpenMetrics first: prom-client's own rendering would rename the counters for good.
+    const exposition = parseExposition(await pipeline.metrics.render(OPENMETRICS), true);
+    const text = parseExposition(await pipeline.metrics.render(TEXT), false);
+    assert.equal(text.families.get("podconfig_source_updates_total")?.type, "counter");
+    assert.equal(value(text, "podconfig_source_updates_total", { source: "file", op: "SET" }), 1);
     assert.equal(
-      pipeline.metrics.contentType,
-      "application/openmetrics-text; version=1.0.0; charset=utf-8",
+      (await promtoolCheck(await pipeline.metrics.render(TEXT))).code,
+      0,
+      "text format after OpenMetrics",
     );
-    const exposition = parseExposition(text, true);
     // OpenMetrics names a counter family without _total; its samples keep it.
     assert.equal(exposition.families.get("podconfig_source_updates")?.type, "counter");
     assert.equal(
