@@ -26,6 +26,15 @@ export interface MixinConfig {
   gaugeLookback: string;
   /** `for` of PodConfigSourceNotReady and PodConfigNoSourceReady (after the grace period). */
   sourceNotReadyFor: string;
+  /**
+   * PodConfigSourceNotReadyFleetWide fires when at least this many nodes of a job are stuck on
+   * the same source (past the grace period)…
+   */
+  fleetNotReadyMinNodes: number;
+  /** …and they are at least this fraction (0-1) of the job's nodes with that source. */
+  fleetNotReadyFraction: number;
+  /** `for` of PodConfigSourceNotReadyFleetWide. */
+  fleetNotReadyFor: string;
   /** `for` of PodConfigHousekeepingBlocked. */
   housekeepingBlockedFor: string;
   /** `for` of PodConfigSourceStoredNotSeen: how long a stored source may wait for the sync loop. */
@@ -57,6 +66,9 @@ export const defaultConfig: MixinConfig = {
   startupGracePeriod: "10m",
   gaugeLookback: "2m",
   sourceNotReadyFor: "1m",
+  fleetNotReadyMinNodes: 10,
+  fleetNotReadyFraction: 0.1,
+  fleetNotReadyFor: "2m",
   housekeepingBlockedFor: "1m",
   storedNotSeenFor: "2m",
   sourceErrorsFor: "15m",
@@ -98,6 +110,9 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   startupGracePeriod: "duration",
   gaugeLookback: "duration",
   sourceNotReadyFor: "duration",
+  fleetNotReadyMinNodes: "number",
+  fleetNotReadyFraction: "number",
+  fleetNotReadyFor: "duration",
   housekeepingBlockedFor: "duration",
   storedNotSeenFor: "duration",
   sourceErrorsFor: "duration",

@@ -5,6 +5,7 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { renderDashboards } from "../dashboards/render.js";
 import { exporterAlerts } from "./alerts/exporter.js";
+import { fleetAlerts } from "./alerts/fleet.js";
 import { readinessAlerts } from "./alerts/readiness.js";
 import { sourceAlerts } from "./alerts/sources.js";
 import type { MixinConfig } from "./config.js";
@@ -12,7 +13,9 @@ import type { AlertingRule, RecordingRule, RuleGroup } from "./rule.js";
 import { timeToReadyRules } from "./rules/time_to_ready.js";
 
 export function prometheusAlerts(cfg: MixinConfig): { groups: RuleGroup<AlertingRule>[] } {
-  return { groups: [exporterAlerts(cfg), readinessAlerts(cfg), sourceAlerts(cfg)] };
+  return {
+    groups: [exporterAlerts(cfg), readinessAlerts(cfg), sourceAlerts(cfg), fleetAlerts(cfg)],
+  };
 }
 
 export function prometheusRules(cfg: MixinConfig): { groups: RuleGroup<RecordingRule>[] } {

@@ -1,6 +1,6 @@
 // PromQL fragments every alert, recording rule and dashboard builds from the configuration, so
 // the selector and the cluster label are applied the same way everywhere.
-import type { MixinConfig } from "./config.js";
+import { durationSeconds, type MixinConfig } from "./config.js";
 
 /** `name{<podconfigSelector>[, extra]}`: a series of the configured exporter targets. */
 export function series(cfg: MixinConfig, name: string, extra?: string): string {
@@ -30,6 +30,20 @@ export function nodeQuery(cfg: MixinConfig, metric: string, rest = ""): string {
   const args = labels.map((l) => ` $labels.${l}`).join("");
   return `printf "${metric}{${matchers}}${rest}"${args} | query`;
 }
+
+/** `max_over_time(<metric>{selector}[gaugeLookback])`, or another *_over_time. */
+export const overLookback = (cfg: MixinConfig, fn: string, metric: string): string =>
+  `${fn}(${series(cfg, metric)}[${cfg.gaugeLookback}])`;
+
+/** True once the node's exporter has been running longer than the start-up grace period. */
+export const pastGrace = (cfg: MixinConfig): string =>
+  `time() - ${overLookback(cfg, "max_over_time", "podconfig_start_time_seconds")} > ${durationSeconds(cfg.startupGracePeriod)}`;
+
+/** Per node and source: not ready, past the grace period (the condition of PodConfigSourceNotReady). */
+export const notReadyPastGrace = (cfg: MixinConfig): string =>
+  `${overLookback(cfg, "max_over_time", "podconfig_source_ready")} == 0
+and on (${list(nodeLabels(cfg))})
+${pastGrace(cfg)}`;
 
 /** Collapses a multi-line template literal into one line, as YAML's `>-` would. */
 export function text(strings: TemplateStringsArray, ...values: unknown[]): string {

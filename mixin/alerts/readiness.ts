@@ -3,16 +3,17 @@
 // start), so one failed scrape, which writes staleness markers, neither resolves nor restarts
 // an alert.
 import { durationSeconds, durationWords, type MixinConfig } from "../config.js";
-import { list, nodeLabels, nodeQuery, series, text } from "../promql.js";
+import {
+  list,
+  nodeLabels,
+  nodeQuery,
+  notReadyPastGrace,
+  overLookback,
+  pastGrace,
+  series,
+  text,
+} from "../promql.js";
 import { type AlertingRule, alert, type RuleGroup } from "../rule.js";
-
-/** `max_over_time(<metric>{selector}[lookback])`. */
-const overLookback = (cfg: MixinConfig, fn: string, metric: string) =>
-  `${fn}(${series(cfg, metric)}[${cfg.gaugeLookback}])`;
-
-/** True once the node's exporter has been running longer than the start-up grace period. */
-const pastGrace = (cfg: MixinConfig) =>
-  `time() - ${overLookback(cfg, "max_over_time", "podconfig_start_time_seconds")} > ${durationSeconds(cfg.startupGracePeriod)}`;
 
 /** `{{ range … }}a, b{{ end }}`: the `source` labels a per-node query returns, sorted. */
 const sources = (query: string) =>
@@ -26,9 +27,7 @@ export function readinessAlerts(cfg: MixinConfig): RuleGroup<AlertingRule> {
     rules: [
       alert(cfg, {
         alert: "PodConfigSourceNotReady",
-        expr: `${overLookback(cfg, "max_over_time", "podconfig_source_ready")} == 0
-and on (${node})
-${pastGrace(cfg)}
+        expr: `${notReadyPastGrace(cfg)}
 `,
         for: cfg.sourceNotReadyFor,
         severity: "warning",
@@ -46,7 +45,7 @@ and on (${node})
 ${pastGrace(cfg)}
 `,
         for: cfg.sourceNotReadyFor,
-        severity: "critical",
+        severity: "warning",
         summary: "No pod config source is ready on {{ $labels.instance }}.",
         description: text`
           None of the sources registered on {{ $labels.instance }}
@@ -86,7 +85,7 @@ and on (${node})
 ${overLookback(cfg, "max_over_time", "podconfig_sources_ready")} == 0
 `,
         for: cfg.housekeepingBlockedFor,
-        severity: "critical",
+        severity: "warning",
         summary: "Housekeeping and pod deletions are blocked on {{ $labels.instance }}.",
         description: text`
           The sources on {{ $labels.instance }} are not all ready (not ready:
