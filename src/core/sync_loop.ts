@@ -118,7 +118,8 @@ export class SyncLoop {
     const { op, source } = update;
     const origin = updateOrigin(update);
     const started = this.clock.now();
-    const method = handlerFor[op];
+    // An op is data: "toString" must not find Object.prototype's member.
+    const method = Object.hasOwn(handlerFor, op) ? handlerFor[op] : undefined;
     const span = this.options.tracer?.startSpan(`process ${source}`, {
       kind: SpanKind.CONSUMER,
       links: origin?.sendSpan ? [{ context: origin.sendSpan }] : [],

@@ -97,18 +97,21 @@ describe("SyncLoop dispatch", () => {
   });
 
   test("an unknown op is logged as an error, and the source still marked (as the kubelet does)", async () => {
-    const logger = recordingLogger();
-    const sourcesReady = new SourcesReady(() => false);
-    const handler = new RecordingHandler();
-    await new SyncLoop({
-      updates: fromArray([{ op: "BOGUS" as PodOperation, source: "http", pods: [] }]),
-      handler,
-      sourcesReady,
-      logger,
-    }).run();
-    assert.deepEqual(handler.calls, []);
-    assert.ok(logger.lines.includes("Invalid operation type received"));
-    assert.notEqual(sourcesReady.seenAt("http"), undefined);
+    // Spelled like object members too: the op is data, not a property name.
+    for (const op of ["BOGUS", "toString", "constructor", "__proto__"]) {
+      const logger = recordingLogger();
+      const sourcesReady = new SourcesReady(() => false);
+      const handler = new RecordingHandler();
+      await new SyncLoop({
+        updates: fromArray([{ op: op as PodOperation, source: "http", pods: [] }]),
+        handler,
+        sourcesReady,
+        logger,
+      }).run();
+      assert.deepEqual(handler.calls, [], op);
+      assert.ok(logger.lines.includes("Invalid operation type received"), op);
+      assert.notEqual(sourcesReady.seenAt("http"), undefined, op);
+    }
   });
 
   test("addSource waits for a slow async handler", async () => {
