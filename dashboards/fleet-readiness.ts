@@ -17,7 +17,7 @@ import {
   scope,
   TABLE,
 } from "./common.js";
-import { barGauge, basics, legend, stat, stateTimeline, timeSeries } from "./panels.js";
+import { barGauge, basics, legend, stat, timeSeries } from "./panels.js";
 
 /** Data link from a per-node row or bar to that node's dashboard. */
 const toNode = (s: Scope) =>
@@ -87,23 +87,20 @@ const now = (s: Scope) => [
     BigValueColorMode.Value,
     BigValueGraphMode.Area,
   ).decimals(1),
-  stateTimeline(
-    {
-      title: "Readiness per node",
-      description: "SourcesReady.allReady() per exporter over time.",
-      unit: "bool_yes_no",
-      width: 24,
-      height: 8,
-      queries: [
-        {
-          expr: `max by (${s.node}) (${s.sel("podconfig_sources_ready")})`,
-          legend: "{{instance}}",
-        },
-      ],
-    },
-    "not ready",
-    "ready",
-  ),
+  timeSeries({
+    title: "Nodes not ready: time waited, longest 20",
+    description:
+      "Seconds each node has been waiting for all its sources to be ready (SourcesReady.allReady() false since the exporter started), for the 20 nodes waiting longest at each moment. A ready node leaves the panel, so it stays readable at thousands of nodes; 'Nodes not ready' above counts them all.",
+    unit: "s",
+    width: 24,
+    height: 8,
+    queries: [
+      {
+        expr: `topk(20, (time() - ${s.sel("podconfig_start_time_seconds")}) and on (${s.node}) (max by (${s.node}) (${s.sel("podconfig_sources_ready")}) == 0))`,
+        legend: "{{instance}}",
+      },
+    ],
+  }).dataLinks([toNode(s)]),
 ];
 
 const timeToReady = (s: Scope) => [
@@ -148,7 +145,9 @@ const timeToReady = (s: Scope) => [
     unit: "s",
     width: 8,
     height: 9,
-    queries: [{ expr: s.sel("podconfig_time_to_ready_seconds"), legend: "{{instance}}" }],
+    queries: [
+      { expr: `topk(10, ${s.sel("podconfig_time_to_ready_seconds")})`, legend: "{{instance}}" },
+    ],
   }).dataLinks([toNode(s)]),
 ];
 
@@ -185,13 +184,13 @@ const stuck = (s: Scope) => [
   basics(new TableBuilder(), {
     title: "Stuck sources",
     description:
-      "Every (node, source) pair that is not ready, with the seconds since that exporter started waiting.",
+      "The (node, source) pairs that are not ready, with the seconds since that exporter started waiting: the 50 waiting longest.",
     unit: "s",
     width: 8,
     height: 9,
     queries: [
       {
-        expr: `(${s.sel("podconfig_source_ready")} == 0) + on (${s.node}) group_left () (time() - ${s.sel("podconfig_start_time_seconds")})`,
+        expr: `topk(50, (${s.sel("podconfig_source_ready")} == 0) + on (${s.node}) group_left () (time() - ${s.sel("podconfig_start_time_seconds")}))`,
         instant: true,
         format: TABLE,
       },
@@ -210,7 +209,7 @@ const restarts = (s: Scope) => [
     height: 7,
     queries: [
       {
-        expr: `sort_desc(changes(${s.sel("podconfig_start_time_seconds")}[$__range]) > 0)`,
+        expr: `topk(20, changes(${s.sel("podconfig_start_time_seconds")}[$__range]) > 0)`,
         legend: "{{instance}}",
         instant: true,
       },

@@ -1,19 +1,26 @@
-// `npm run mixin [-- --config my.json] [-- --out dir]`: writes the rules and dashboards for a
-// configuration. Without --out it regenerates the committed files of this repository (default
-// configuration unless --config is given); test/observability/mixin.test.ts fails when they
-// differ from this output. Stale generated files (a group or dashboard that no longer exists)
-// are removed.
+// `npm run mixin [-- --config my.json --out dir]`: writes the rules, dashboards and
+// Alertmanager configuration for a configuration into dir. Without arguments it regenerates the
+// committed files of this repository (the default configuration, and the demo configuration's
+// rules for docker compose); test/observability/mixin.test.ts fails when they differ from this
+// output. Stale generated files (a group or dashboard that no longer exists) are removed.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { defaultConfig, loadConfig } from "./config.js";
-import { DASHBOARDS_DIR, RULES_DIR, renderMixin } from "./render.js";
+import { loadConfig } from "./config.js";
+import {
+  committedFiles,
+  DASHBOARDS_DIR,
+  DEMO_RULES_DIR,
+  RULES_DIR,
+  renderMixin,
+} from "./render.js";
 
 /** Generated files of a directory: everything with the suffix, which only the mixin writes. */
 const GENERATED: [string, string][] = [
   [RULES_DIR, ".rules.yml"],
   [DASHBOARDS_DIR, ".json"],
+  [DEMO_RULES_DIR, ".rules.yml"],
 ];
 
 function main(): void {
@@ -21,13 +28,15 @@ function main(): void {
     options: { config: { type: "string" }, out: { type: "string" } },
     strict: true,
   });
-  const cfg = values.config
-    ? loadConfig(JSON.parse(readFileSync(values.config, "utf8")))
-    : defaultConfig;
+  if ((values.config === undefined) !== (values.out === undefined))
+    throw new Error("give both --config and --out, or neither (to regenerate this repository)");
   const out = resolve(values.out ?? fileURLToPath(new URL("..", import.meta.url)));
-  const files = renderMixin(cfg);
+  const files = values.config
+    ? renderMixin(loadConfig(JSON.parse(readFileSync(values.config, "utf8"))))
+    : committedFiles();
   const written = new Set(files.map((f) => join(out, f.path)));
   for (const [dir, suffix] of GENERATED) {
+    if (!files.some((f) => f.path.startsWith(`${dir}/`))) continue;
     mkdirSync(join(out, dir), { recursive: true });
     for (const name of readdirSync(join(out, dir)))
       if (name.endsWith(suffix) && !written.has(join(out, dir, name))) rmSync(join(out, dir, name));

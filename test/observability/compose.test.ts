@@ -8,6 +8,8 @@ import { dirname, join, posix, relative } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { DemoUnavailableFor } from "../../mixin/demo.js";
+import { DEMO_RULES_DIR } from "../../mixin/render.js";
 import { run } from "./exec.js";
 import { ruleFiles } from "./promql.js";
 
@@ -131,10 +133,9 @@ describe("docker-compose.yml", () => {
     for (const a of ruleFiles().flatMap((f) => f.groups.flatMap((g) => g.rules)))
       for (const m of a.expr.matchAll(/job="([^"]+)"/g)) assert.equal(m[1], job.job_name);
 
-    // Every rule_files glob resolves, inside the container, to the mounted prometheus/rules.
-    const shipped = readdirSync(join(root, "prometheus/rules")).filter((f) =>
-      f.endsWith(".rules.yml"),
-    );
+    // Every rule_files glob resolves, inside the container, to the mounted demo rules.
+    assert.ok(mounts(prometheus).some(([host]) => host === DEMO_RULES_DIR));
+    const shipped = readdirSync(join(root, DEMO_RULES_DIR)).filter((f) => f.endsWith(".rules.yml"));
     const loaded = config.rule_files.flatMap((glob) => {
       const inContainer = posix.resolve(posix.dirname(configPath), glob);
       const hostDir = hostPathOf(prometheus, posix.dirname(inContainer));
@@ -144,6 +145,18 @@ describe("docker-compose.yml", () => {
       return readdirSync(join(root, hostDir)).filter((f) => pattern.test(f));
     });
     assert.deepEqual(loaded.sort(), shipped.sort());
+  });
+
+  test("the demo shows an alert: its manifest URL fails long enough for the demo rules to fire", async () => {
+    const exporter = service("exporter");
+    assert.equal(flag(exporter, "demo.unavailable-for"), DemoUnavailableFor);
+    // Pending, firing and resolved on the demo's timeline, with the generated demo rules.
+    const result = await run("promtool", [
+      "test",
+      "rules",
+      join(root, "compose/prometheus/demo.test.yml"),
+    ]);
+    assert.equal(result.code, 0, result.output);
   });
 
   test("promtool check config accepts the Prometheus config with the mounted rules", async () => {

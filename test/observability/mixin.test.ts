@@ -11,7 +11,13 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { dashboardQueries } from "../../dashboards/queries.js";
 import { defaultConfig, loadConfig } from "../../mixin/config.js";
-import { DASHBOARDS_DIR, RULES_DIR, renderMixin } from "../../mixin/render.js";
+import {
+  committedFiles,
+  DASHBOARDS_DIR,
+  DEMO_RULES_DIR,
+  RULES_DIR,
+  renderMixin,
+} from "../../mixin/render.js";
 import { run } from "./exec.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -27,11 +33,12 @@ const tmp = async (t: { after: (fn: () => Promise<void>) => void }) => {
 };
 
 describe("the committed mixin output", () => {
-  test("is exactly what `npm run mixin` generates for the default configuration", async () => {
-    const files = renderMixin(defaultConfig);
+  test("is exactly what `npm run mixin` generates (default configuration, demo rules)", async () => {
+    const files = committedFiles();
     for (const [dir, suffix] of [
       [RULES_DIR, ".rules.yml"],
       [DASHBOARDS_DIR, ".json"],
+      [DEMO_RULES_DIR, ".rules.yml"],
     ] as const) {
       const onDisk = (await readdir(join(root, dir))).filter((f) => f.endsWith(suffix)).sort();
       const generated = files

@@ -1,0 +1,300 @@
+// `npm run bench:fleet`: a fleet of N simulated nodes on loopback, scraped by the real Prometheus
+// (Debian's 2.42) with the generated rules, for N = 1,000 and 5,000 (BENCH_NODES=1000,5000).
+// Each node is a separate target (its own metrics path and instance label) serving the
+// exposition of a real exporter (file and http sources, --web.disable-exporter-metrics),
+// captured once, with that node's values: start times spread over the last 6 hours (2 % restart
+// during the run), time to ready from seconds to minutes, 3 % stuck on http for good, 4 % booted
+// 11 minutes before the run with http stuck until 60 s into it (then recovered), and 12 % booted
+// then and still stuck when the figures are taken (a manifest URL outage across the fleet). After BENCH_SECONDS (default 150) of scrapes and rule evaluations
+// it prints, per N: Prometheus' resident memory and head series, each recording and alerting
+// rule's last evaluation time, and each dashboard query's time (instant query, median of 3).
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { FLEET_DASHBOARD_UID, NODE_DASHBOARD_UID } from "../dashboards/common.js";
+import { dashboardQueries } from "../dashboards/queries.js";
+import { defaultConfig } from "../mixin/config.js";
+import { RULES_DIR, renderMixin } from "../mixin/render.js";
+import {
+  eventually,
+  exporterFromFlags,
+  ManifestServer,
+  manifestDir,
+} from "../test/server/helpers.js";
+
+const sizes = (process.env.BENCH_NODES ?? "1000,5000").split(",").map(Number);
+const seconds = Number(process.env.BENCH_SECONDS ?? 150);
+const job = "podconfig-exporter";
+
+/** A real exporter's exposition once both its sources are ready: the template of every node. */
+async function captureExposition(): Promise<string[]> {
+  const manifests = await ManifestServer.start();
+  manifests.serve("haproxy");
+  const pods = await manifestDir();
+  const exporter = await exporterFromFlags([
+    `--pod-manifest-path=${pods.path}`,
+    `--manifest-url=${manifests.url}`,
+    "--http-check-frequency=300ms",
+    "--web.disable-exporter-metrics",
+  ]);
+  try {
+    const text = await eventually(async () => {
+      const body = await (await fetch(`${exporter.url}/metrics`)).text();
+      return /^podconfig_sources_ready 1$/m.test(body) ? body : undefined;
+    }, "the template exporter ready");
+    return text.split("\n").filter((line) => line !== "");
+  } finally {
+    await exporter.stop();
+    await manifests.close();
+    await pods.remove();
+  }
+}
+
+interface Node {
+  instance: string;
+  start: number;
+  /** Seconds from start to all ready. */
+  timeToReady: number;
+  /** Unix time http becomes ready; Infinity: never. */
+  httpReadyAt: number;
+  /** A restart during the run: the later start and when it happens. */
+  restart?: number;
+}
+
+/** A deterministic pseudo-random sequence, so runs compare. */
+function random(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648;
+  };
+}
+
+function fleet(n: number, benchStart: number): Node[] {
+  const r = random(n);
+  return Array.from({ length: n }, (_, i) => {
+    const instance = `node-${String(i).padStart(5, "0")}:9847`;
+    const roll = r();
+    const timeToReady = 2 + r() ** 4 * 300; // mostly seconds, a tail of minutes
+    // Stuck on http for good.
+    if (roll < 0.03)
+      return {
+        instance,
+        start: benchStart - 3600 - r() * 18000,
+        timeToReady,
+        httpReadyAt: Infinity,
+      };
+    // Booted during a manifest URL outage: stuck until 60 s into the run, then recovered.
+    if (roll < 0.07) {
+      const start = benchStart - 660;
+      return { instance, start, timeToReady: 720, httpReadyAt: benchStart + 60 };
+    }
+    // A fleet-wide outage still going on when the figures are taken.
+    if (roll < 0.19) {
+      const start = benchStart - 660;
+      const until = benchStart + seconds + 600;
+      return { instance, start, timeToReady: until - start, httpReadyAt: until };
+    }
+    const start = benchStart - 600 - r() * 21000;
+    const node: Node = { instance, start, timeToReady, httpReadyAt: start + timeToReady };
+    if (roll > 0.98) node.restart = benchStart + 20 + r() * 60;
+    return node;
+  });
+}
+
+/** The node's exposition at `now`: the template with this node's values. */
+function exposition(template: string[], node: Node, now: number): string {
+  const start = node.restart !== undefined && now >= node.restart ? node.restart : node.start;
+  const httpReadyAt =
+    node.restart !== undefined && now >= node.restart ? start + 3 : node.httpReadyAt;
+  const ready = now >= httpReadyAt;
+  const readyAt = ready ? httpReadyAt : 0;
+  const values: [RegExp, () => number | undefined][] = [
+    [/^podconfig_start_time_seconds /, () => start],
+    [/^podconfig_source_(stored|seen|ready)\{source="http"\}/, () => (ready ? 1 : 0)],
+    [/^podconfig_source_(stored|seen)_timestamp_seconds\{source="http"\}/, () => readyAt],
+    [/^podconfig_source_(stored|seen)_timestamp_seconds\{source="file"\}/, () => start + 1],
+    [
+      /^podconfig_source_last_success_timestamp_seconds\{source="http"\}/,
+      () => (ready ? now - 5 : 0),
+    ],
+    [/^podconfig_source_last_success_timestamp_seconds\{source="file"\}/, () => now - 5],
+    [/^podconfig_sources_ready /, () => (ready ? 1 : 0)],
+    [/^podconfig_sources_ready_timestamp_seconds /, () => readyAt],
+    [/^podconfig_time_to_ready_seconds /, () => (ready ? readyAt - start : undefined)],
+    [
+      /^podconfig_housekeeping_skipped_total /,
+      () => Math.floor(((ready ? readyAt : now) - start) / 2),
+    ],
+    [/^podconfig_housekeeping_total /, () => (ready ? Math.floor((now - readyAt) / 2) : 0)],
+    [
+      /^podconfig_source_errors_total\{source="http",reason="status"\}/,
+      () => Math.floor(((ready ? readyAt : now) - start) / 20),
+    ],
+    [/^podconfig_source_pods\{source="http"\}/, () => (ready ? 2 : 0)],
+  ];
+  const lines: string[] = [];
+  for (const line of template) {
+    const rule = values.find(([pattern]) => pattern.test(line));
+    if (!rule) {
+      lines.push(line);
+      continue;
+    }
+    const value = rule[1]();
+    if (value !== undefined) lines.push(`${line.slice(0, line.lastIndexOf(" "))} ${value}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+async function json<T>(url: string): Promise<T> {
+  const response = await fetch(url);
+  return (await response.json()) as T;
+}
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function run(n: number, template: string[]): Promise<void> {
+  const benchStart = Date.now() / 1000;
+  const nodes = fleet(n, benchStart);
+  const server = createServer((request, response) => {
+    const i = Number(/^\/node\/(\d+)\/metrics$/.exec(request.url ?? "")?.[1] ?? -1);
+    const node = nodes[i];
+    if (!node) return void response.writeHead(404).end();
+    response.setHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    response.end(exposition(template, node, Date.now() / 1000));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const dir = await mkdtemp(join(tmpdir(), "podconfig-fleet-"));
+  for (const file of renderMixin(defaultConfig).filter((f) => f.path.startsWith(`${RULES_DIR}/`)))
+    await writeFile(join(dir, file.path.slice(RULES_DIR.length + 1)), file.content);
+  const targets = nodes.map((node, i) => ({
+    targets: [address],
+    labels: { instance: node.instance, __metrics_path__: `/node/${i}/metrics` },
+  }));
+  await writeFile(join(dir, "targets.json"), JSON.stringify(targets));
+  await writeFile(
+    join(dir, "prometheus.yml"),
+    [
+      "global: {scrape_interval: 15s, evaluation_interval: 15s}",
+      `rule_files: ["${dir}/*.rules.yml"]`,
+      "scrape_configs:",
+      `  - job_name: ${job}`,
+      `    file_sd_configs: [{files: ["${join(dir, "targets.json")}"]}]`,
+      "",
+    ].join("\n"),
+  );
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const p = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(p));
+    });
+  });
+  const prometheus: ChildProcess = spawn(
+    "prometheus",
+    [
+      `--config.file=${join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${join(dir, "data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--log.level=warn",
+    ],
+    { stdio: "ignore" },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await eventually(
+      async () => ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok ? true : undefined),
+      "prometheus ready",
+      60_000,
+    );
+    await sleep(seconds * 1000);
+
+    const own = await (await fetch(`${url}/metrics`)).text();
+    const head = Number(/^prometheus_tsdb_head_series (\S+)$/m.exec(own)?.[1] ?? 0);
+    const up = await json<{ data: { result: unknown[] } }>(
+      `${url}/api/v1/query?query=${encodeURIComponent(`count(up{job="${job}"} == 1)`)}`,
+    );
+    console.log(`\n### ${n.toLocaleString("en")} nodes, after ${seconds} s\n`);
+    console.log(
+      `Prometheus RSS ${rssMiB(prometheus.pid as number).toFixed(0)} MiB, head series ${head}, targets up ${JSON.stringify((up.data.result[0] as { value?: unknown[] })?.value?.[1] ?? "0")}\n`,
+    );
+
+    const rules = await json<{
+      data: {
+        groups: {
+          name: string;
+          evaluationTime: number;
+          rules: {
+            name: string;
+            type: string;
+            evaluationTime: number;
+            health: string;
+            state?: string;
+            alerts?: unknown[];
+          }[];
+        }[];
+      };
+    }>(`${url}/api/v1/rules`);
+    console.log("| rule group / rule | type | last evaluation (ms) | health, alerts |");
+    console.log("| --- | --- | ---: | --- |");
+    for (const group of rules.data.groups) {
+      console.log(`| **${group.name}** | group | ${(group.evaluationTime * 1000).toFixed(1)} | |`);
+      for (const rule of group.rules)
+        console.log(
+          `| ${rule.name} | ${rule.type} | ${(rule.evaluationTime * 1000).toFixed(1)} | ${rule.health}${rule.type === "alerting" ? `, ${rule.alerts?.length ?? 0} ${rule.state}` : ""} |`,
+        );
+    }
+
+    console.log("\n| dashboard / panel / query | series | median of 3 (ms) |");
+    console.log("| --- | ---: | ---: |");
+    // The node dashboard looks at one node, the fleet dashboard at all of them.
+    const queries = [
+      ...dashboardQueries({
+        job,
+        instance: nodes[0]?.instance,
+        rateInterval: "1m",
+        range: "6h",
+      }).filter((q) => q.dashboard === NODE_DASHBOARD_UID),
+      ...dashboardQueries({ job, rateInterval: "1m", range: "6h" }).filter(
+        (q) => q.dashboard === FLEET_DASHBOARD_UID,
+      ),
+    ];
+    for (const q of queries) {
+      const times: number[] = [];
+      let count = 0;
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        const result = await json<{ status: string; data?: { result: unknown[] } }>(
+          `${url}/api/v1/query?query=${encodeURIComponent(q.expr)}`,
+        );
+        times.push(performance.now() - t0);
+        if (result.status !== "success") throw new Error(`${q.panel}: ${JSON.stringify(result)}`);
+        count = result.data?.result.length ?? 0;
+      }
+      times.sort((a, b) => a - b);
+      console.log(
+        `| ${q.dashboard} / ${q.panel} / ${q.refId} | ${count} | ${(times[1] as number).toFixed(1)} |`,
+      );
+    }
+  } finally {
+    prometheus.kill("SIGTERM");
+    if (prometheus.exitCode === null) await once(prometheus, "exit");
+    await new Promise((resolve) => server.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const template = await captureExposition();
+console.log(`template: ${template.filter((l) => !l.startsWith("#")).length} series per node`);
+for (const n of sizes) await run(n, template);
