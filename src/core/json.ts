@@ -31,7 +31,7 @@ function lookup(object: JsonObject, key: string): unknown {
 }
 
 /** `object[key] = value` as data, also for the key `__proto__`. */
-export function setOwn(object: JsonObject, key: string, value: unknown): void {
+function setOwn(object: JsonObject, key: string, value: unknown): void {
   if (key === "__proto__") {
     Object.defineProperty(object, key, {
       value,

@@ -84,3 +84,11 @@ export function assertSameUpdate(got: PodUpdate, want: PodUpdate): void {
     );
   });
 }
+
+/** Takes every update on the queue: all a send emitted is there once the send resolved. */
+export async function drainUpdates(config: PodConfig): Promise<PodUpdate[]> {
+  const updates = config.updates();
+  const out: PodUpdate[] = [];
+  while (config.queueLength > 0) out.push((await updates.next()).value as PodUpdate);
+  return out;
+}

@@ -8,8 +8,9 @@ import fc from "fast-check";
 import { deepCopy, deepEqual } from "../../src/core/json.js";
 import { PodConfig } from "../../src/core/pod_config.js";
 import { isAnnotationMapEqual } from "../../src/core/semantics.js";
-import type { Pod, PodUpdate } from "../../src/core/types.js";
+import type { Pod } from "../../src/core/types.js";
 import { decodeStaticPod } from "../../src/sources/manifest/decode.js";
+import { drainUpdates } from "./harness.js";
 
 const memberNames = [
   "__proto__",
@@ -77,13 +78,6 @@ function mapsOf(pod: Pod): unknown {
   };
 }
 
-async function drain(config: PodConfig): Promise<PodUpdate[]> {
-  const updates = config.updates();
-  const out: PodUpdate[] = [];
-  while (config.queueLength > 0) out.push((await updates.next()).value as PodUpdate);
-  return out;
-}
-
 describe("map keys are data", () => {
   test("merge: adding, removing or changing any key is an UPDATE; copies keep every key", async () => {
     await fc.assert(
@@ -92,12 +86,12 @@ describe("map keys are data", () => {
         const channel = config.channel("file");
         const first = podWith(before);
         await channel.send({ op: "SET", source: "file", pods: [first] });
-        const [add] = await drain(config);
+        const [add] = await drainUpdates(config);
         assert.equal(add?.op, "ADD");
         assert.deepStrictEqual(mapsOf(add?.pods[0] as Pod), mapsOf(podWith(before)));
 
         await channel.send({ op: "SET", source: "file", pods: [podWith(after)] });
-        const emitted = await drain(config);
+        const emitted = await drainUpdates(config);
         const differ =
           !sameEntries(before.labels, after.labels) ||
           !sameEntries(before.annotations, after.annotations) ||
@@ -111,7 +105,7 @@ describe("map keys are data", () => {
           assert.deepStrictEqual(mapsOf(emitted[0]?.pods[0] as Pod), mapsOf(podWith(after)));
 
         await config.sync();
-        const [sync] = await drain(config);
+        const [sync] = await drainUpdates(config);
         assert.deepStrictEqual(
           mapsOf(sync?.pods[0] as Pod),
           mapsOf(podWith(differ ? after : before)),

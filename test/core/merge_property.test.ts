@@ -14,6 +14,7 @@ import {
   type PodOperation,
   type PodUpdate,
 } from "../../src/core/types.js";
+import { drainUpdates } from "./harness.js";
 
 const sources = ["file", "http", "api"] as const;
 const sentOps: PodOperation[] = ["SET", "ADD", "UPDATE", "DELETE", "REMOVE", "RESTORE"];
@@ -56,16 +57,9 @@ function byKey(pods: Pod[], strip = false): Map<string, Pod> {
   return new Map(pods.map((pod) => [key(pod), strip ? withoutStatus(pod) : pod]));
 }
 
-async function drain(config: PodConfig): Promise<PodUpdate[]> {
-  const updates = config.updates();
-  const out: PodUpdate[] = [];
-  while (config.queueLength > 0) out.push((await updates.next()).value as PodUpdate);
-  return out;
-}
-
 async function storedState(config: PodConfig): Promise<Pod[]> {
   await config.sync();
-  const [sync] = await drain(config);
+  const [sync] = await drainUpdates(config);
   assert.equal(sync?.source, AllSource);
   return sync?.pods ?? [];
 }
@@ -76,7 +70,7 @@ async function run(
 ): Promise<{ emitted: PodUpdate[]; state: Pod[] }> {
   const config = new PodConfig({ mode, capacity: 1000 });
   for (const update of sends) await config.channel(update.source).send(structuredClone(update));
-  const emitted = await drain(config);
+  const emitted = await drainUpdates(config);
   return { emitted, state: await storedState(config) };
 }
 

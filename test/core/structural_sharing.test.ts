@@ -17,6 +17,7 @@ import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { ManualClock } from "../support/pods.js";
 import { waitFor } from "../support/update_recorder.js";
+import { drainUpdates } from "./harness.js";
 
 /** What a watch event does to the node's pods. */
 type Edit = {
@@ -100,18 +101,14 @@ function deepFreeze<T>(value: T): T {
 
 /** Takes everything on the queue, then scribbles over it as a handler may (emitted pods are its own). */
 async function drainAndScribble(config: PodConfig): Promise<PodUpdate[]> {
-  const updates = config.updates();
-  const out: PodUpdate[] = [];
-  while (config.queueLength > 0) {
-    const update = (await updates.next()).value as PodUpdate;
-    out.push(structuredClone(update));
-    for (const pod of update.pods) {
-      pod.metadata.labels = { scribbled: "by the handler" };
-      (pod.spec as { containers: unknown[] } | undefined)?.containers?.push({ name: "x" });
-      pod.status = { phase: "Scribbled" };
-    }
+  const updates = await drainUpdates(config);
+  const taken = structuredClone(updates);
+  for (const pod of updates.flatMap((update) => update.pods)) {
+    pod.metadata.labels = { scribbled: "by the handler" };
+    (pod.spec as { containers: unknown[] } | undefined)?.containers?.push({ name: "x" });
+    pod.status = { phase: "Scribbled" };
   }
-  return out;
+  return taken;
 }
 
 async function storedState(config: PodConfig): Promise<Pod[]> {

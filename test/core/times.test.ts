@@ -7,7 +7,8 @@ import { describe, test } from "node:test";
 import fc from "fast-check";
 import { PodConfig } from "../../src/core/pod_config.js";
 import { parseTime, sameInstant } from "../../src/core/time.js";
-import type { Pod, PodUpdate } from "../../src/core/types.js";
+import type { Pod } from "../../src/core/types.js";
+import { drainUpdates } from "./harness.js";
 
 interface Instant {
   seconds: number;
@@ -56,13 +57,6 @@ function spell(
     ? "Z"
     : `${sign}${pad(Math.floor(Math.abs(offset) / 60), 2)}:${pad(Math.abs(offset) % 60, 2)}`;
   return `${date}T${time}${fraction}${zone}`;
-}
-
-async function drain(config: PodConfig): Promise<PodUpdate[]> {
-  const updates = config.updates();
-  const out: PodUpdate[] = [];
-  while (config.queueLength > 0) out.push((await updates.next()).value as PodUpdate);
-  return out;
 }
 
 function pod(deletionTimestamp: string, startTime: string): Pod {
@@ -116,12 +110,12 @@ describe("times compare as times", () => {
           const channel = config.channel("api");
           const a = spell(first, spellingA);
           await channel.send({ op: "SET", source: "api", pods: [pod(a, a)] });
-          await drain(config);
+          await drainUpdates(config);
           const b = spell(second, spellingB);
           await channel.send({ op: "SET", source: "api", pods: [pod(b, b)] });
           const same = first.seconds === second.seconds && first.nanos === second.nanos;
           assert.deepEqual(
-            (await drain(config)).map((u) => u.op),
+            (await drainUpdates(config)).map((u) => u.op),
             same ? [] : ["DELETE"],
             `${a} -> ${b}`,
           );
