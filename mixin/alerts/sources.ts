@@ -1,7 +1,7 @@
 // Alerts on pod config source failures (list, fetch and decode errors) and on an api source
 // that falls behind its watch stream.
 import { durationWords, type MixinConfig } from "../config.js";
-import { series, text } from "../promql.js";
+import { list, nodeLabels, series, text } from "../promql.js";
 import { type AlertingRule, alert, type RuleGroup } from "../rule.js";
 
 export function sourceAlerts(cfg: MixinConfig): RuleGroup<AlertingRule> {
@@ -10,14 +10,21 @@ export function sourceAlerts(cfg: MixinConfig): RuleGroup<AlertingRule> {
     rules: [
       alert(cfg, {
         alert: "PodConfigSourceErrors",
-        expr: `rate(${series(cfg, "podconfig_source_errors_total")}[5m]) > 0`,
+        // Cleared by a success: a source that recovered is not failing any more, even while its
+        // last errors are still in the rate's window (it would notify once its not-ready alert,
+        // which inhibited it, resolved). A success within the window hides older errors.
+        expr: `rate(${series(cfg, "podconfig_source_errors_total")}[5m]) > 0
+unless on (${list(nodeLabels(cfg))}, source)
+time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
+`,
         for: cfg.sourceErrorsFor,
         severity: "warning",
         summary:
           "Pod config source {{ $labels.source }} keeps failing on {{ $labels.instance }} ({{ $labels.reason }}).",
         description: text`
           The {{ $labels.source }} source on {{ $labels.instance }} has been failing with reason
-          {{ $labels.reason }} for at least ${durationWords(cfg.sourceErrorsFor)}. A failed list or
+          {{ $labels.reason }} for at least ${durationWords(cfg.sourceErrorsFor)}, without a success
+          in the last 5 minutes. A failed list or
           fetch sends no update: a source that was never stored keeps the node not ready, and one
           that was keeps the pods of its last good snapshot.`,
       }),
