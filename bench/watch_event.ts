@@ -15,7 +15,7 @@ import { loadKubeConfig } from "../src/sources/api/kubeconfig.js";
 import { PodCheckpointManager } from "../src/sources/checkpoint/checkpoint.js";
 import { checkpointingChannel } from "../src/sources/checkpoint/restore.js";
 import { SourceHealth } from "../src/sources/health.js";
-import { createObservedCore } from "../src/telemetry/observed_core.js";
+import { apiBenchCore, podListParseTimes } from "./api_bench.js";
 
 const sizes = [110, 250, 1_000];
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -66,17 +66,8 @@ async function measure(n: number) {
     const statuses = pod?.status?.containerStatuses as { restartCount: number }[] | undefined;
     return statuses?.[0]?.restartCount === last.restarts;
   };
-  const core = createObservedCore({
-    clock: systemClock,
-    metrics: {
-      sourceHealth: () => [new SourceHealth("api", systemClock)],
-      exemplars: false,
-      exporterMetrics: false,
-      build: { version: "bench", revision: "bench" },
-    },
-    onDispatch: () => {
-      if (waiting && arrived(waiting.last)) waiting.resolve();
-    },
+  const core = apiBenchCore(() => {
+    if (waiting && arrived(waiting.last)) waiting.resolve();
   });
   const handled = (last: Last): Promise<void> =>
     arrived(last)
@@ -107,15 +98,7 @@ async function measure(n: number) {
 
   // The floor: JSON.parse of the very PodList the source listed; the fastest of 25 (the least
   // disturbed by other work on the machine, so the ratios err on the high side).
-  const list = await (
-    await fetch(`${hello.url}/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-1`)
-  ).text();
-  const floor: number[] = [];
-  for (let i = 0; i < 25; i++) {
-    const start = process.hrtime.bigint();
-    JSON.parse(list);
-    floor.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
+  const { bytes, timesMs: floor } = await podListParseTimes(hello.url, 25);
 
   const events = eventsPerRound(n);
   /** Median CPU ms per event over the rounds, the first round a warm-up. */
@@ -140,7 +123,7 @@ async function measure(n: number) {
   if (checkpoints) await rm(checkpointDir, { recursive: true, force: true });
   server.send({ exit: true });
   await once(server, "exit");
-  return { n, bytes: list.length, events, floor: Math.min(...floor), paced, burst };
+  return { n, bytes, events, floor: Math.min(...floor), paced, burst };
 }
 
 console.log(
