@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The podconfig-exporter command: flags -> config, logger and tracing, the exporter; on
 // SIGTERM or SIGINT it stops the sources, flushes spans and closes the server, exiting 0
-// (or 1 if that has not finished within 5 s).
+// (or 1 if that has not finished within 5 s). SIGHUP is logged and ignored.
 import { startExporter } from "./app.js";
 import { buildInfo } from "./cli/build_info.js";
 import { type CliCommand, resolveConfig } from "./cli/config.js";
@@ -92,6 +92,13 @@ async function main(): Promise<void> {
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const)
     process.on(signal, (received) => void shutdown(received));
+  // Without a handler SIGHUP ends the process at once (exit 129), skipping the shutdown above.
+  // Nothing needs it: the web config is re-read whenever it changes, the sources re-list.
+  process.on("SIGHUP", () => {
+    logger.info("SIGHUP received: nothing to reload, ignored", {
+      note: "--web.config.file and its certificates are re-read when they change",
+    });
+  });
 }
 
 await main();

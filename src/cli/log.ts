@@ -23,9 +23,21 @@ function plain(value: unknown): unknown {
   return value;
 }
 
+// Quoted when it holds a space, `=`, a quote, a backslash or any control character (C0, DEL,
+// C1); inside quotes every control character is a \u escape, so a value can never move the
+// cursor, colour the terminal or start a forged line.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: exactly the characters to escape
+const needsQuotes = /[\s="\\\x00-\x1f\x7f-\x9f]/;
+// JSON.stringify leaves DEL, C1 and the Unicode line separators raw.
+const rawControls = /[\x7f-\x9f\u2028\u2029]/g;
+
 function logfmtValue(value: unknown): string {
   const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
-  return text === "" || /[\s="\\]/.test(text) ? JSON.stringify(text) : text;
+  if (text !== "" && !needsQuotes.test(text)) return text;
+  return JSON.stringify(text).replace(
+    rawControls,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function formatLine(format: LogFormat, record: Record<string, unknown>): string {

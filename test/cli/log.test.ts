@@ -19,6 +19,22 @@ function capture(level: LogLevel, format: LogFormat) {
 }
 
 describe("createLogger", () => {
+  test("logfmt escapes every control character: no terminal escapes, no forged lines", () => {
+    const { logger, lines } = capture("info", "logfmt");
+    const hostile = "red\u001b[31mtext\rlevel=error\u0085next\u007f\u2028end";
+    logger.warn(hostile, { pod: "a\u0007b", plain: "ok" });
+    assert.equal(lines.length, 1);
+    const line = lines[0] as string;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not appear
+    assert.doesNotMatch(line.slice(0, -1), /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    assert.ok(
+      line.includes(String.raw`msg="red\u001b[31mtext\rlevel=error\u0085next\u007f\u2028end"`),
+      line,
+    );
+    assert.ok(line.includes(String.raw`pod="a\u0007b"`), line);
+    assert.ok(line.includes(" plain=ok\n"), line);
+  });
+
   test("JSON: one object per line with time, level and message first; fields can't overwrite them", () => {
     const { logger, lines } = capture("info", "json");
     logger.info("Watching path", {

@@ -107,6 +107,25 @@ describe("podconfig-exporter command", () => {
     }
   });
 
+  test("SIGHUP is logged and ignored: still serving, then SIGTERM shuts down with 0", async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-cli-"));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const child = start([`--pod-manifest-path=${dir}`, "--web.listen-address=127.0.0.1:0"]);
+    const { exited } = await untilReady(t, child);
+    const url = await listeningURL(child);
+    child.kill("SIGHUP");
+    await eventually(
+      async () => (child.output.stderr.includes("SIGHUP received") ? true : undefined),
+      "the SIGHUP log line",
+    );
+    assert.equal(child.exitCode, null, "still running");
+    assert.equal((await fetch(`${url}healthz`)).status, 200);
+    child.kill("SIGTERM");
+    const [code] = (await exited) as [number | null];
+    assert.equal(code, 0, child.output.stderr);
+    assert.match(child.output.stderr, /"msg":"Stopped"/);
+  });
+
   test("--help prints the flags and exits 0", async () => {
     const result = await run(["--help"]);
     assert.equal(result.code, 0);
