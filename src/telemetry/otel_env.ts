@@ -1,78 +1,28 @@
-// The standard OTEL_* environment, read from a given env object (not process.env, so tests and
-// the CLI decide what is read) into plain settings for tracing.ts. Unlike the SDK's own default,
-// no exporter is configured unless asked for: an exporter that nobody configured would retry
-// against localhost:4318 forever.
+// The one decision taken from the OTEL_* environment before the SDK is loaded: does it ask for a
+// trace exporter at all? Everything else (endpoints, protocol, headers, certificates,
+// compression, timeouts, sampler, batching, resource, propagators) is read by the SDK itself,
+// as the specification describes. Unlike the SDK's own default (otlp to localhost:4318, retried
+// forever), an environment that names no exporter and no endpoint gets no SDK: loading it costs
+// most of a second at start, and an exporter nobody configured would only fail.
 // https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/
-
-const DefaultServiceName = "podconfig-exporter";
-
-export type SamplerSetting =
-  | { kind: "always_on" | "always_off" | "parentbased_always_on" | "parentbased_always_off" }
-  | { kind: "traceidratio" | "parentbased_traceidratio"; ratio: number };
-
-export type TracesExporter = "otlp" | "console";
-
-export interface OtlpSettings {
-  /** The full traces URL, e.g. http://collector:4318/v1/traces. */
-  url: string;
-  /** Secret-bearing (authorization): never logged. */
-  headers: Record<string, string>;
-  timeoutMillis: number | undefined;
-}
-
-export interface BatchSettings {
-  scheduledDelayMillis?: number;
-  maxQueueSize?: number;
-  maxExportBatchSize?: number;
-  exportTimeoutMillis?: number;
-}
-
-export interface TracingSettings {
-  /** OTEL_SDK_DISABLED=true */
-  disabled: boolean;
-  serviceName: string;
-  /** OTEL_RESOURCE_ATTRIBUTES, service.name excluded (see serviceName). */
-  resourceAttributes: Record<string, string>;
-  sampler: SamplerSetting;
-  exporters: TracesExporter[];
-  otlp: OtlpSettings;
-  batch: BatchSettings;
-  /** Settings that were ignored, in words safe to log (no header values). */
-  warnings: string[];
-}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export function tracingSettingsFromEnv(env: Env): TracingSettings {
-  const warnings: string[] = [];
-  const resourceAttributes = keyValueList(env, "OTEL_RESOURCE_ATTRIBUTES", warnings);
-  const serviceName =
-    value(env, "OTEL_SERVICE_NAME") ?? resourceAttributes["service.name"] ?? DefaultServiceName;
-  delete resourceAttributes["service.name"];
-  return {
-    disabled: value(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true",
-    serviceName,
-    resourceAttributes,
-    sampler: sampler(env, warnings),
-    exporters: exporters(env, warnings),
-    otlp: {
-      url: tracesUrl(env),
-      headers: {
-        ...keyValueList(env, "OTEL_EXPORTER_OTLP_HEADERS", warnings),
-        ...keyValueList(env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS", warnings),
-      },
-      timeoutMillis:
-        number(env, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", warnings) ??
-        number(env, "OTEL_EXPORTER_OTLP_TIMEOUT", warnings),
-    },
-    batch: {
-      scheduledDelayMillis: number(env, "OTEL_BSP_SCHEDULE_DELAY", warnings),
-      maxQueueSize: number(env, "OTEL_BSP_MAX_QUEUE_SIZE", warnings),
-      maxExportBatchSize: number(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", warnings),
-      exportTimeoutMillis: number(env, "OTEL_BSP_EXPORT_TIMEOUT", warnings),
-    },
-    warnings: [...warnings, ...protocolWarnings(env)],
-  };
+/** The service name when the environment gives none. */
+export const DefaultServiceName = "podconfig-exporter";
+
+/** The trace exporters the SDK (sdk-node) builds from OTEL_TRACES_EXPORTER. */
+const sdkExporters = ["otlp", "zipkin", "console"];
+
+export interface TracingEnv {
+  /** Whether an SDK should be started for the exporters the environment asks for. */
+  exporterWanted: boolean;
+  /** OTEL_SDK_DISABLED=true: no SDK, not even for span processors a caller gives. */
+  disabled: boolean;
+  /** The environment names the service (OTEL_SERVICE_NAME or service.name in the attributes). */
+  namesService: boolean;
+  /** Settings that make no exporter, in words safe to log. */
+  warnings: string[];
 }
 
 /** Empty and unset are the same (the specification says so). */
@@ -81,98 +31,37 @@ function value(env: Env, name: string): string | undefined {
   return raw ? raw : undefined;
 }
 
-function number(env: Env, name: string, warnings: string[]): number | undefined {
-  const raw = value(env, name);
-  if (raw === undefined) return undefined;
-  const parsed = Number(raw);
-  if (Number.isFinite(parsed) && parsed >= 0) return parsed;
-  warnings.push(`${name}=${raw} is not a non-negative number; ignored`);
-  return undefined;
-}
-
-/** `key1=value1,key2=value2`, values percent-encoded (W3C baggage style). */
-function keyValueList(env: Env, name: string, warnings: string[]): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const entry of (value(env, name) ?? "").split(",")) {
-    if (entry.trim() === "") continue;
-    const equals = entry.indexOf("=");
-    const key = equals > 0 ? entry.slice(0, equals).trim() : "";
-    if (key === "") {
-      warnings.push(`${name}: an entry without a key=value form was ignored`);
-      continue;
-    }
-    try {
-      result[key] = decodeURIComponent(entry.slice(equals + 1).trim());
-    } catch {
-      warnings.push(`${name}: the value of ${key} is not valid percent-encoding; ignored`);
-    }
-  }
-  return result;
-}
-
-function sampler(env: Env, warnings: string[]): SamplerSetting {
-  const name = value(env, "OTEL_TRACES_SAMPLER")?.toLowerCase() ?? "parentbased_always_on";
-  switch (name) {
-    case "always_on":
-    case "always_off":
-    case "parentbased_always_on":
-    case "parentbased_always_off":
-      return { kind: name };
-    case "traceidratio":
-    case "parentbased_traceidratio":
-      return { kind: name, ratio: samplerRatio(env, warnings) };
-    default:
-      warnings.push(`OTEL_TRACES_SAMPLER=${name} is not supported; using parentbased_always_on`);
-      return { kind: "parentbased_always_on" };
-  }
-}
-
-function samplerRatio(env: Env, warnings: string[]): number {
-  const raw = value(env, "OTEL_TRACES_SAMPLER_ARG");
-  if (raw === undefined) return 1;
-  const ratio = Number(raw);
-  if (Number.isFinite(ratio) && ratio >= 0 && ratio <= 1) return ratio;
-  warnings.push(`OTEL_TRACES_SAMPLER_ARG=${raw} is not a ratio in [0, 1]; using 1`);
-  return 1;
-}
-
-function exporters(env: Env, warnings: string[]): TracesExporter[] {
+function exporterWanted(env: Env, warnings: string[]): boolean {
   const listed = value(env, "OTEL_TRACES_EXPORTER")
     ?.split(",")
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== "");
-  if (!listed) {
-    const endpoint =
-      value(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? value(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
-    return endpoint ? ["otlp"] : [];
-  }
-  if (listed.includes("none")) return [];
-  const chosen = new Set<TracesExporter>();
-  for (const name of listed) {
-    if (name === "otlp" || name === "console") chosen.add(name);
-    else
-      warnings.push(`OTEL_TRACES_EXPORTER=${name} is not supported (otlp, console, none); ignored`);
-  }
-  return [...chosen];
+  if (!listed)
+    return (
+      value(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") !== undefined ||
+      value(env, "OTEL_EXPORTER_OTLP_ENDPOINT") !== undefined
+    );
+  if (listed[0] === "none") return false;
+  // As the SDK: "none" among others means its default, otlp.
+  if (listed.includes("none")) return true;
+  const known = listed.filter((name) => sdkExporters.includes(name));
+  for (const name of listed)
+    if (!known.includes(name))
+      warnings.push(
+        `OTEL_TRACES_EXPORTER=${name} is not supported (${[...sdkExporters, "none"].join(", ")}); ignored`,
+      );
+  return known.length > 0;
 }
 
-/** The signal-specific endpoint is used as is; the generic one gets `v1/traces` appended. */
-function tracesUrl(env: Env): string {
-  const traces = value(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-  if (traces) return traces;
-  const base = value(env, "OTEL_EXPORTER_OTLP_ENDPOINT") ?? "http://localhost:4318";
-  return `${base.endsWith("/") ? base : `${base}/`}v1/traces`;
-}
-
-/**
- * Traces go out as OTLP/HTTP with JSON encoding, the exporter this package depends on; the
- * specification's default, http/protobuf, and grpc would need their own exporter packages.
- */
-function protocolWarnings(env: Env): string[] {
-  const protocol =
-    value(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") ?? value(env, "OTEL_EXPORTER_OTLP_PROTOCOL");
-  if (protocol === undefined || protocol === "http/json") return [];
-  return [
-    `OTLP protocol ${protocol} is not built in; traces are sent as http/json (OTLP/HTTP, JSON encoding), so point the endpoint at an OTLP/HTTP receiver (port 4318)`,
-  ];
+export function tracingEnv(env: Env): TracingEnv {
+  const warnings: string[] = [];
+  const attributes = value(env, "OTEL_RESOURCE_ATTRIBUTES") ?? "";
+  return {
+    exporterWanted: exporterWanted(env, warnings),
+    disabled: value(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true",
+    namesService:
+      value(env, "OTEL_SERVICE_NAME") !== undefined ||
+      attributes.split(",").some((pair) => pair.split("=")[0]?.trim() === "service.name"),
+    warnings,
+  };
 }

@@ -1,33 +1,33 @@
 // OpenTelemetry start-up: the only module that imports @opentelemetry/sdk-*. The SDK is started
 // only when there is somewhere to send spans (an exporter asked for by the OTEL_* environment,
 // or processors given by a test); otherwise the tracer is the API's no-op global and the core's
-// spans cost next to nothing. The command loads this module through tracing_on_demand.ts.
-import { context, propagation, type Tracer, trace } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { NodeSDK, resources } from "@opentelemetry/sdk-node";
+// spans cost next to nothing. The SDK reads the OTEL_* variables itself (exporters, protocol,
+// endpoints, headers, certificates, compression, sampler, batching, resource); this module
+// only adds the service name and version and keeps metrics and logs out. The command loads it
+// through tracing_on_demand.ts.
 import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ConsoleSpanExporter,
-  ParentBasedSampler,
-  type Sampler,
-  SimpleSpanProcessor,
-  type SpanProcessor,
-  TraceIdRatioBasedSampler,
-} from "@opentelemetry/sdk-trace-base";
+  context,
+  type DiagLogger,
+  DiagLogLevel,
+  diag,
+  propagation,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import { NodeSDK, resources } from "@opentelemetry/sdk-node";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type Logger, silentLogger } from "../core/deps.js";
-import { type SamplerSetting, type TracingSettings, tracingSettingsFromEnv } from "./otel_env.js";
+import { DefaultServiceName, tracingEnv } from "./otel_env.js";
 import { sdkWanted, TracerName, withoutSdk } from "./tracing_on_demand.js";
 
 export interface TracingOptions {
   /** Where OTEL_* settings are read; default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Extra processors (tests: SimpleSpanProcessor over an InMemorySpanExporter). */
+  /** Span processors instead of the environment's exporters (tests: an in-memory exporter). */
   spanProcessors?: SpanProcessor[];
   /** The exporter's version: the tracer's version and the service.version resource attribute. */
   version?: string;
-  /** Receives warnings about OTEL_* settings that were ignored. */
+  /** Receives the SDK's warnings and errors (a bad OTEL_* value, a failed export). */
   logger?: Logger;
 }
 
@@ -43,32 +43,60 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/**
+ * Runs `build` while process.env is `env`: the SDK and its exporters read process.env while
+ * they are constructed and started (synchronously), so a given environment is the one they see.
+ */
+function withProcessEnv<T>(env: NodeJS.ProcessEnv, build: () => T): T {
+  if (env === process.env) return build();
+  const saved = process.env;
+  process.env = env;
+  try {
+    return build();
+  } finally {
+    process.env = saved;
+  }
+}
+
+/** The SDK's diagnostics as log lines: warnings and errors only. */
+function diagLogger(logger: Logger): DiagLogger {
+  const ignore = () => {};
+  const text = (message: string, args: unknown[]) => [message, ...args.map(String)].join(" ");
+  return {
+    error: (message, ...args) => logger.error(text(message, args), { component: "otel" }),
+    warn: (message, ...args) => logger.warn(text(message, args), { component: "otel" }),
+    info: ignore,
+    debug: ignore,
+    verbose: ignore,
+  };
+}
+
 export function startTracing(options: TracingOptions = {}): Tracing {
-  const settings = tracingSettingsFromEnv(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const settings = tracingEnv(env);
   const logger = options.logger ?? silentLogger;
   for (const warning of settings.warnings) logger.warn(warning);
   const given = options.spanProcessors ?? [];
   if (!sdkWanted(settings, given.length)) return withoutSdk(options.version);
-  const spanProcessors = [...given, ...exportingProcessors(settings)];
-  const sdk = new NodeSDK({
-    resource: resources.defaultResource().merge(
-      resources.resourceFromAttributes({
-        ...settings.resourceAttributes,
-        "service.name": settings.serviceName,
-        ...(options.version ? { "service.version": options.version } : {}),
-      }),
-    ),
-    // The environment detector would read process.env, not the env given here.
-    resourceDetectors: [resources.processDetector, resources.hostDetector],
-    sampler: sampler(settings.sampler),
-    spanProcessors,
-    // Traces only: metrics are prom-client's, and OTLP metric or log exporters would be
-    // configured by the SDK's own defaults (and retry against localhost:4318) otherwise.
-    metricReaders: [],
-    logRecordProcessors: [],
-    instrumentations: [],
+  diag.setLogger(diagLogger(logger), DiagLogLevel.WARN);
+  const sdk = withProcessEnv(env, () => {
+    const started = new NodeSDK({
+      // The environment's OTEL_SERVICE_NAME / service.name win; this is the default.
+      serviceName: settings.namesService ? undefined : DefaultServiceName,
+      resource: resources.resourceFromAttributes(
+        options.version ? { "service.version": options.version } : {},
+      ),
+      // Given processors replace the environment's exporters (the SDK's own rule).
+      spanProcessors: given.length > 0 ? given : undefined,
+      // Traces only: metrics are prom-client's, and the SDK would otherwise set up OTLP metric
+      // or log exporters from the environment.
+      metricReaders: [],
+      logRecordProcessors: [],
+      instrumentations: [],
+    });
+    started.start();
+    return started;
   });
-  sdk.start();
   let stopped: Promise<void> | undefined;
   return {
     tracer: trace.getTracer(TracerName, options.version),
@@ -80,34 +108,10 @@ export function startTracing(options: TracingOptions = {}): Tracing {
   };
 }
 
-function exportingProcessors(settings: TracingSettings): SpanProcessor[] {
-  return settings.exporters.map((exporter) =>
-    exporter === "console"
-      ? new SimpleSpanProcessor(new ConsoleSpanExporter())
-      : new BatchSpanProcessor(new OTLPTraceExporter(settings.otlp), settings.batch),
-  );
-}
-
-function sampler(setting: SamplerSetting): Sampler {
-  switch (setting.kind) {
-    case "always_on":
-      return new AlwaysOnSampler();
-    case "always_off":
-      return new AlwaysOffSampler();
-    case "traceidratio":
-      return new TraceIdRatioBasedSampler(setting.ratio);
-    case "parentbased_always_on":
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
-    case "parentbased_always_off":
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case "parentbased_traceidratio":
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(setting.ratio) });
-  }
-}
-
 /** The API globals register once per process; released so a later start (a test) registers anew. */
 function releaseGlobals(): void {
   trace.disable();
   context.disable();
   propagation.disable();
+  diag.disable();
 }

@@ -3,14 +3,14 @@
 // one, the tracer is the API's no-op and nothing of the SDK is loaded.
 import { trace } from "@opentelemetry/api";
 import { silentLogger } from "../core/deps.js";
-import { type TracingSettings, tracingSettingsFromEnv } from "./otel_env.js";
+import { type TracingEnv, tracingEnv } from "./otel_env.js";
 import type { Tracing, TracingOptions } from "./tracing.js";
 
 export const TracerName = "podconfig-exporter";
 
 /** Whether spans go anywhere: to an exporter the environment asks for, or to given processors. */
-export function sdkWanted(settings: TracingSettings, spanProcessors: number): boolean {
-  return !settings.disabled && spanProcessors + settings.exporters.length > 0;
+export function sdkWanted(settings: TracingEnv, spanProcessors: number): boolean {
+  return !settings.disabled && (settings.exporterWanted || spanProcessors > 0);
 }
 
 /** The API's no-op tracer: no SDK to stop. */
@@ -22,7 +22,7 @@ export function withoutSdk(version: string | undefined): Tracing {
 export async function startTracingOnDemand(
   options: Omit<TracingOptions, "spanProcessors">,
 ): Promise<Tracing> {
-  const settings = tracingSettingsFromEnv(options.env ?? process.env);
+  const settings = tracingEnv(options.env ?? process.env);
   if (sdkWanted(settings, 0)) return (await import("./tracing.js")).startTracing(options);
   const logger = options.logger ?? silentLogger;
   for (const warning of settings.warnings) logger.warn(warning);

@@ -159,6 +159,7 @@ describe("podconfig-exporter command", () => {
       ],
       cleanEnv({
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
         // Nothing is exported on a timer: what arrives was flushed by the shutdown.
         OTEL_BSP_SCHEDULE_DELAY: "600000",
       }),

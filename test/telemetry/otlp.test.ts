@@ -1,12 +1,18 @@
 // startTracing against a real OTLP/HTTP receiver on 127.0.0.1: an exporter only when the
-// OTEL_* environment asks for one, the standard endpoint rules, and a flush on shutdown.
+// OTEL_* environment asks for one, and then the SDK's own reading of it (endpoints, protocol,
+// headers, compression, certificates), and a flush on shutdown.
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { startTracing } from "../../src/telemetry/tracing.js";
 import { startTracingOnDemand } from "../../src/telemetry/tracing_on_demand.js";
+import { selfSigned, signed } from "../support/certs.js";
 import { ManualClock } from "../support/pods.js";
 import { RecordingLogger } from "../support/update_recorder.js";
 import { createPipeline, waitFor } from "./pipeline.js";
@@ -50,6 +56,7 @@ describe("OTLP export", () => {
     const tracing = startTracing({
       env: {
         OTEL_EXPORTER_OTLP_ENDPOINT: base,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
         OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20s3cret",
         OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test",
       },
@@ -88,6 +95,43 @@ describe("OTLP export", () => {
     assert.equal(attribute("service.name"), "podconfig-exporter");
     assert.equal(attribute("service.version"), "1.2.3");
     assert.equal(attribute("deployment.environment"), "test");
+  });
+
+  test("the specification's default protocol, http/protobuf, and gzip compression", async () => {
+    received.length = 0;
+    const tracing = startTracing({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: base, OTEL_EXPORTER_OTLP_COMPRESSION: "gzip" },
+    });
+    tracing.tracer.startSpan("probe").end();
+    await tracing.shutdown();
+    assert.equal(received.length, 1);
+    assert.equal(received[0]?.url, "/v1/traces");
+    assert.equal(received[0]?.headers["content-type"], "application/x-protobuf");
+    assert.equal(received[0]?.headers["content-encoding"], "gzip");
+  });
+
+  test("OTEL_EXPORTER_OTLP_CERTIFICATE: a receiver behind TLS signed by a private CA", async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-otlp-tls-"));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const ca = selfSigned(dir, "ca");
+    const cert = signed(dir, "ca", "receiver", "IP:127.0.0.1");
+    const paths: string[] = [];
+    const secure = createHttpsServer({ cert: cert.cert, key: cert.key }, (request, response) => {
+      paths.push(request.url ?? "");
+      request.resume().on("end", () => response.writeHead(200).end());
+    });
+    await new Promise<void>((resolve) => secure.listen(0, "127.0.0.1", resolve));
+    t.after(() => {
+      secure.closeAllConnections();
+      secure.close();
+    });
+    const url = `https://127.0.0.1:${(secure.address() as AddressInfo).port}/v1/traces`;
+    const tracing = startTracing({
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url, OTEL_EXPORTER_OTLP_CERTIFICATE: ca.certFile },
+    });
+    tracing.tracer.startSpan("probe").end();
+    await tracing.shutdown();
+    assert.deepEqual(paths, ["/v1/traces"]);
   });
 
   test("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as is", async () => {
@@ -157,7 +201,12 @@ describe("OTLP export", () => {
     await off.shutdown();
     assert.deepEqual(
       logger.lines.map((line) => [line.level, line.message]),
-      [["warn", "OTEL_TRACES_EXPORTER=jaeger is not supported (otlp, console, none); ignored"]],
+      [
+        [
+          "warn",
+          "OTEL_TRACES_EXPORTER=jaeger is not supported (otlp, zipkin, console, none); ignored",
+        ],
+      ],
     );
   });
 
