@@ -67,6 +67,9 @@ export async function listen(
     ? tlsListener(options.webConfig, http, options.logger ?? silentLogger)
     : undefined;
   const server: Server = tls?.server ?? http;
+  // The HTTP server starts enforcing its header and request timeouts when it hears "listening";
+  // behind TLS it never listens itself, so it hears it from the TLS server.
+  if (tls) tls.server.once("listening", () => http.emit("listening"));
   server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -84,7 +87,11 @@ export async function listen(
         server.close((error) => (error ? reject(error) : resolve()));
         // Sockets handed over from the TLS listener are the HTTP server's too.
         http.closeAllConnections();
-        tls?.dropHandshakes();
+        if (tls) {
+          tls.dropHandshakes();
+          // Stops its timeout checks; it never listened, so there is nothing else to wait for.
+          http.close(() => {});
+        }
       }),
   };
 }

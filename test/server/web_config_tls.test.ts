@@ -2,15 +2,19 @@
 // certificates (mTLS, allowed SANs), basic auth with a bcrypt hash, response headers, and
 // changes to the certificate, the users and the file itself taking effect without a restart.
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, type TestContext, test } from "node:test";
-import type { TLSSocket } from "node:tls";
+import { type TLSSocket, connect as tlsConnect } from "node:tls";
 import bcrypt from "bcryptjs";
 import type { Exporter } from "../../src/app.js";
+import { silentLogger } from "../../src/core/deps.js";
+import { listen } from "../../src/server/server.js";
+import { WebConfigFile } from "../../src/server/web_config_file.js";
 import { type Pair, selfSigned, signed } from "../support/certs.js";
 import { exporterFromFlags, manifestDir } from "./helpers.js";
 
@@ -155,6 +159,34 @@ describe("--web.config.file", () => {
     await assert.rejects(get(`${exporter.url}/healthz`, { ca }), "no client certificate");
     await assert.rejects(get(`${exporter.url}/healthz`, { ca, cert: rogue }), "not from the CA");
     await assert.rejects(get(`${exporter.url}/healthz`, { ca, cert: other }), "SAN not allowed");
+  });
+
+  test("a slowloris client over TLS is cut off like one over plain HTTP", async (t) => {
+    const s = await setup(t);
+    await writeFile(s.configFile, tlsBlock());
+    const server = await listen(
+      { host: "127.0.0.1", port: 0 },
+      (_request, response) => response.end("ok\n"),
+      {
+        webConfig: new WebConfigFile(s.configFile, silentLogger),
+        limits: { headersTimeoutMs: 300, requestTimeoutMs: 600 },
+      },
+    );
+    t.after(() => server.close());
+    const slow = tlsConnect({
+      host: "127.0.0.1",
+      port: Number(new URL(server.url).port),
+      ca: s.ca.cert,
+    });
+    let received = "";
+    slow.setEncoding("utf8").on("data", (chunk: string) => {
+      received += chunk;
+    });
+    slow.on("error", () => {});
+    await once(slow, "secureConnect");
+    slow.write("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+    await once(slow, "close");
+    assert.match(received, /^HTTP\/1\.1 408/);
   });
 
   test("a rotated certificate, changed users and a broken then fixed file apply without a restart", async (t) => {
