@@ -5,6 +5,7 @@
 // https://github.com/prometheus/exporter-toolkit/blob/master/docs/web-configuration.md
 import { dirname, resolve } from "node:path";
 import { parse } from "yaml";
+import { isObject, type JsonObject } from "../sources/json_object.js";
 
 export class WebConfigError extends Error {
   override readonly name = "WebConfigError";
@@ -91,11 +92,7 @@ export interface WebConfig {
   headers: Readonly<Record<string, string>>;
 }
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+type Json = JsonObject;
 
 /** The object at `field`, every key of it known. */
 function section(value: unknown, field: string, keys: readonly string[]): Json {
