@@ -82,6 +82,7 @@ function createSources(
         clock,
         url,
         headers: config.manifestURLHeaders,
+        headerFiles: config.manifestURLHeaderFiles,
         httpCheckFrequencyMs: config.httpCheckFrequencyMs,
       }),
     );

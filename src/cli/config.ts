@@ -44,6 +44,8 @@ export interface ExporterConfig {
   fileCheckFrequencyMs: number;
   manifestURL: string | undefined;
   manifestURLHeaders: HeaderMap;
+  /** --manifest-url-header-file: read by the http source at every poll. */
+  manifestURLHeaderFiles: string[];
   httpCheckFrequencyMs: number;
   apiserver: ApiserverConfig | undefined;
   checkpointDir: string | undefined;
@@ -197,6 +199,7 @@ export async function resolveConfig(
     manifestURLHeaders: flags.isSet("manifest-url-header")
       ? headers(flags)
       : (kubelet.staticPodURLHeader ?? new Map()),
+    manifestURLHeaderFiles: flags.all("manifest-url-header-file"),
     httpCheckFrequencyMs: frequency(
       "http-check-frequency",
       kubelet.httpCheckFrequencyMs,

@@ -1,20 +1,11 @@
 // The effective configuration as it is logged at start: every setting, secrets left out
-// (header values, credentials in the manifest URL; the kubeconfig is named, never read out).
+// (header values, credentials and query values in the manifest URL; the kubeconfig is named,
+// never read out).
 import { formatHostPort } from "../server/listen_address.js";
+import { redactManifestURL } from "../sources/http/manifest_url.js";
 import type { ExporterConfig } from "./config.js";
 
 const Redacted = "<redacted>";
-
-/** The URL with any user:password replaced; unparseable URLs are not shown at all. */
-export function redactURL(raw: string): string {
-  if (!URL.canParse(raw)) return Redacted;
-  const url = new URL(raw);
-  if (url.username || url.password) {
-    url.username = Redacted;
-    url.password = "";
-  }
-  return url.href;
-}
 
 export function describeConfig(config: ExporterConfig): Record<string, unknown> {
   const { listenAddress } = config.web;
@@ -22,10 +13,15 @@ export function describeConfig(config: ExporterConfig): Record<string, unknown> 
     nodeName: config.nodeName,
     podManifestPath: config.podManifestPath ?? null,
     fileCheckFrequencyMs: config.fileCheckFrequencyMs,
-    manifestURL: config.demo ? "(demo)" : config.manifestURL ? redactURL(config.manifestURL) : null,
+    manifestURL: config.demo
+      ? "(demo)"
+      : config.manifestURL
+        ? redactManifestURL(config.manifestURL)
+        : null,
     manifestURLHeaders: Object.fromEntries(
       [...config.manifestURLHeaders].map(([name, values]) => [name, values.map(() => Redacted)]),
     ),
+    manifestURLHeaderFiles: config.manifestURLHeaderFiles,
     httpCheckFrequencyMs: config.httpCheckFrequencyMs,
     kubeconfig: config.apiserver?.origin ?? null,
     checkpointDir: config.checkpointDir ?? null,

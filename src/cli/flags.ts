@@ -41,7 +41,14 @@ export const flagSpecs: readonly FlagSpec[] = [
     repeatable: true,
     secret: true,
     metavar: "NAME:VALUE,...",
-    help: "HTTP headers for --manifest-url, e.g. 'Authorization:Bearer x'. Repeatable; values are never logged.",
+    help: "HTTP headers for --manifest-url, e.g. 'Authorization:Bearer x'. Repeatable; values are never logged, but every user of the node sees them in ps: give secrets with --manifest-url-header-file.",
+  },
+  {
+    name: "manifest-url-header-file",
+    kind: "string",
+    repeatable: true,
+    metavar: "PATH",
+    help: "A file of 'Name: value' lines, headers sent with --manifest-url, re-read at every poll (a rotated secret is picked up). Repeatable. Headers are never sent to another origin a redirect leads to.",
   },
   {
     name: "kubeconfig",

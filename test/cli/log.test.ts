@@ -3,8 +3,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { resolveConfig } from "../../src/cli/config.js";
-import { describeConfig, redactURL } from "../../src/cli/describe.js";
+import { describeConfig } from "../../src/cli/describe.js";
 import { createLogger, type LogFormat, type LogLevel } from "../../src/cli/log.js";
+import { redactManifestURL } from "../../src/sources/http/manifest_url.js";
 import { ManualClock } from "../support/pods.js";
 
 function capture(level: LogLevel, format: LogFormat) {
@@ -90,7 +91,10 @@ describe("describeConfig", () => {
     const text = JSON.stringify(described);
     for (const secret of ["hunter2", "sekrit-token", "blue", "admin"])
       assert.ok(!text.includes(secret), `${secret} is not logged`);
-    assert.equal(described.manifestURL, "https://%3Credacted%3E@manifests.example:8443/pods?x=1");
+    assert.equal(
+      described.manifestURL,
+      "https://<redacted>@manifests.example:8443/pods?x=<redacted>",
+    );
     assert.deepEqual(described.manifestURLHeaders, {
       Authorization: ["<redacted>"],
       "X-Tenant": ["<redacted>"],
@@ -98,8 +102,12 @@ describe("describeConfig", () => {
     assert.equal(described.listenAddress, ":9847");
   });
 
-  test("redactURL leaves a URL without credentials as it is and hides an unparseable one", () => {
-    assert.equal(redactURL("http://127.0.0.1:8080/pods"), "http://127.0.0.1:8080/pods");
-    assert.equal(redactURL("not a url with maybe:secret@"), "<redacted>");
+  test("redactManifestURL leaves a URL without secrets as it is and hides an unparseable one", () => {
+    assert.equal(redactManifestURL("http://127.0.0.1:8080/pods"), "http://127.0.0.1:8080/pods");
+    assert.equal(redactManifestURL("not a url with maybe:secret@"), "<redacted>");
+    assert.equal(
+      redactManifestURL("https://acct.blob.example/c/pods.json?sv=2024&sig=abc%2Bdef&bare#frag"),
+      "https://acct.blob.example/c/pods.json?sv=<redacted>&sig=<redacted>&<redacted>",
+    );
   });
 });

@@ -21,23 +21,34 @@ const forbiddenInValue = /[\x00-\x08\x0a-\x1f\x7f]/;
  * Empty pairs are skipped, like the kubelet does.
  */
 export function parseManifestURLHeaders(flagValues: readonly string[]): HeaderMap {
+  const pairs = flagValues.flatMap((flagValue) => flagValue.split(",")).filter((p) => p !== "");
+  return parsePairs(pairs, "--manifest-url-header");
+}
+
+/**
+ * A --manifest-url-header-file: one `Name: value` pair a line (a value may hold commas), blank
+ * lines and lines starting with "#" skipped. A file keeps the secret out of the command line,
+ * where `ps` shows it to every user of the node.
+ */
+export function parseHeaderFile(text: string, path: string): HeaderMap {
+  const pairs = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"));
+  return parsePairs(pairs, `--manifest-url-header-file ${path}`);
+}
+
+/** Each pair is `Name:value`, trimmed; a repeated name accumulates values. */
+function parsePairs(pairs: readonly string[], origin: string): HeaderMap {
   const headers: HeaderMap = new Map();
-  let pairNumber = 0;
-  for (const flagValue of flagValues) {
-    for (const pair of flagValue.split(",")) {
-      if (pair.length === 0) continue;
-      pairNumber++;
-      const colon = pair.indexOf(":");
-      if (colon < 0)
-        throw new HeaderError(
-          `--manifest-url-header: malformed pair #${pairNumber}, expect string:string`,
-        );
-      const name = pair.slice(0, colon).trim();
-      const value = pair.slice(colon + 1).trim();
-      headers.set(name, [...(headers.get(name) ?? []), value]);
-    }
-  }
-  validateHeaders(headers, "--manifest-url-header");
+  pairs.forEach((pair, index) => {
+    const colon = pair.indexOf(":");
+    if (colon < 0)
+      throw new HeaderError(`${origin}: malformed pair #${index + 1}, expect string:string`);
+    const name = pair.slice(0, colon).trim();
+    headers.set(name, [...(headers.get(name) ?? []), pair.slice(colon + 1).trim()]);
+  });
+  validateHeaders(headers, origin);
   return headers;
 }
 
@@ -79,9 +90,10 @@ export function validateHeaders(headers: HeaderMap, origin: string): void {
   }
 }
 
-/** The fetch Headers for a map; every value of a repeated name is sent. */
-export function toFetchHeaders(headers: HeaderMap): Headers {
+/** The fetch Headers for maps, in order; every value of a repeated name is sent. */
+export function toFetchHeaders(...maps: HeaderMap[]): Headers {
   const result = new Headers();
-  for (const [name, values] of headers) for (const value of values) result.append(name, value);
+  for (const headers of maps)
+    for (const [name, values] of headers) for (const value of values) result.append(name, value);
   return result;
 }

@@ -4,14 +4,15 @@
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { HTTPSource as HTTPSourceName, type Pod, type SourceChannel } from "../../core/types.js";
 import { errorMessage } from "../error_message.js";
-import { type SourceErrorReason, SourceHealth } from "../health.js";
+import { readManifestBytes } from "../file/manifest_file.js";
+import { SourceHealth } from "../health.js";
 import { decodeStaticPods } from "../manifest/decode.js";
 import { ManifestError } from "../manifest/error.js";
-import { MaxManifestBytes, readAtMost, TooLargeError } from "../manifest/read.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
-import { type HeaderMap, toFetchHeaders, validateHeaders } from "./headers.js";
-import { parseManifestURL } from "./manifest_url.js";
+import { fetchManifest, PollError } from "./fetch_manifest.js";
+import { type HeaderMap, parseHeaderFile, toFetchHeaders, validateHeaders } from "./headers.js";
+import { parseManifestURL, redactManifestURL } from "./manifest_url.js";
 
 /** The kubelet's default --http-check-frequency. */
 export const DefaultHTTPCheckFrequencyMs = 20_000;
@@ -27,25 +28,16 @@ export interface HTTPSourceOptions {
   url: string;
   /** --manifest-url-header / staticPodURLHeader. */
   headers?: HeaderMap;
+  /** --manifest-url-header-file: read at every poll, so that a rotated secret is picked up. */
+  headerFiles?: readonly string[];
   /** Pause between the end of one poll and the next; default 20 s. */
   httpCheckFrequencyMs?: number;
   /** Per request, body included; default 10 s. */
   timeoutMs?: number;
 }
 
-/** A failed poll: what health counts and what the log says. */
-class PollError extends Error {
-  constructor(
-    readonly reason: SourceErrorReason,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-class TimeoutError extends Error {
-  override readonly name = "TimeoutError";
-}
+/** A header file holds a few lines; more is not a header file. */
+const MaxHeaderFileBytes = 64 * 1024;
 
 export class HTTPSource implements PodSource {
   readonly name = HTTPSourceName;
@@ -54,16 +46,21 @@ export class HTTPSource implements PodSource {
   private readonly nodeName: string;
   private readonly logger: Logger;
   private readonly url: string;
-  /** The URL without credentials: what is requested and what messages show. */
+  /** The URL without credentials: what is requested. */
+  private readonly requestURL: URL;
+  /** The URL as messages show it: credentials and query values redacted. */
   private readonly display: string;
-  private readonly headers: Headers;
+  private readonly headers: HeaderMap;
+  private readonly headerFiles: readonly string[];
+  /** Basic auth from the URL's user:password, sent unless an Authorization header is. */
+  private readonly basicAuth: string | undefined;
   private readonly periodMs: number;
   private readonly timeoutMs: number;
   private readonly runner = new SerialRunner();
   /** The kubelet's s.data: the last non-empty 200 body, remembered before it was decoded. */
   private lastData: Buffer | null = null;
   private failureLogs = 0;
-  private inflight: AbortController | null = null;
+  private readonly stopping = new AbortController();
   private pollTimer: NodeJS.Timeout | null = null;
   private started = false;
   private stopped = false;
@@ -74,16 +71,15 @@ export class HTTPSource implements PodSource {
     this.logger = options.logger ?? silentLogger;
     this.health = new SourceHealth(HTTPSourceName, options.clock ?? systemClock);
     this.url = options.url;
-    const headers = options.headers ?? new Map();
-    validateHeaders(headers, "manifest URL headers");
-    this.headers = toFetchHeaders(headers);
+    this.headers = options.headers ?? new Map();
+    validateHeaders(this.headers, "manifest URL headers");
+    this.headerFiles = options.headerFiles ?? [];
     const { url, credentials } = parseManifestURL(options.url);
-    this.display = url;
-    // As Go's http client does: the URL's user:password, unless an Authorization header is set.
-    if (credentials && !this.headers.has("authorization")) {
-      const basic = Buffer.from(`${credentials.user}:${credentials.password}`).toString("base64");
-      this.headers.set("authorization", `Basic ${basic}`);
-    }
+    this.requestURL = new URL(url);
+    this.display = redactManifestURL(options.url);
+    this.basicAuth = credentials
+      ? `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString("base64")}`
+      : undefined;
     this.periodMs = options.httpCheckFrequencyMs ?? DefaultHTTPCheckFrequencyMs;
     this.timeoutMs = options.timeoutMs ?? DefaultHTTPTimeoutMs;
     if (!(this.periodMs > 0)) throw new RangeError("httpCheckFrequency must be positive");
@@ -113,7 +109,7 @@ export class HTTPSource implements PodSource {
     this.stopped = true;
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.pollTimer = null;
-    this.inflight?.abort();
+    this.stopping.abort();
     await this.runner.idle();
   }
 
@@ -156,7 +152,21 @@ export class HTTPSource implements PodSource {
    * nothing, so the empty SET's removal of A stands.
    */
   private async extractFromURL(): Promise<void> {
-    const data = await this.fetchBody();
+    const data = await fetchManifest({
+      url: this.requestURL,
+      headers: await this.requestHeaders(),
+      timeoutMs: this.timeoutMs,
+      stop: this.stopping.signal,
+      headersWithheld: (to) =>
+        this.logger.warn(
+          "Redirected to another origin: the configured headers are not sent there",
+          {
+            source: this.name,
+            url: this.display,
+            location: to,
+          },
+        ),
+    });
     if (data.byteLength === 0) {
       // An empty SET lets the source be marked as seen, as the kubelet does.
       await this.send([]);
@@ -197,54 +207,24 @@ export class HTTPSource implements PodSource {
     }
   }
 
-  /** GET with the timeout covering the body too; a body over 10 MiB is cut off while streaming. */
-  private async fetchBody(): Promise<Buffer> {
-    const controller = new AbortController();
-    this.inflight = controller;
-    const timer = setTimeout(
-      () => controller.abort(new TimeoutError(`timeout after ${this.timeoutMs} ms`)),
-      this.timeoutMs,
-    );
-    const fetchError = (err: unknown) => {
-      const reason: unknown = controller.signal.aborted ? controller.signal.reason : err;
-      const cause =
-        reason instanceof Error && reason.cause instanceof Error ? `: ${reason.cause.message}` : "";
-      return new PollError("fetch", `${this.display}: ${errorMessage(reason)}${cause}`);
-    };
-    try {
-      let response: Response;
+  /**
+   * The configured headers, those of the header files as they are now, then basic auth from
+   * the URL's user:password unless an Authorization header is set (as Go's client does).
+   */
+  private async requestHeaders(): Promise<Headers> {
+    const fromFiles: HeaderMap[] = [];
+    for (const path of this.headerFiles) {
       try {
-        response = await fetch(this.display, {
-          headers: this.headers,
-          signal: controller.signal,
-        });
+        const text = (await readManifestBytes(path, MaxHeaderFileBytes)).toString("utf8");
+        fromFiles.push(parseHeaderFile(text, path));
       } catch (err) {
-        throw fetchError(err);
+        // Neither the file's content nor the parser's quote of it: only what went wrong.
+        throw new PollError("read", `header file ${path}: ${errorMessage(err)}`);
       }
-      if (response.status !== 200) {
-        await response.body?.cancel().catch(() => {});
-        throw new PollError("status", `${this.display}: ${response.status} ${response.statusText}`);
-      }
-      const tooLarge = () =>
-        new PollError(
-          "read",
-          `${this.display}: body ${new TooLargeError(MaxManifestBytes).message}`,
-        );
-      if (Number(response.headers.get("content-length")) > MaxManifestBytes) {
-        controller.abort();
-        throw tooLarge();
-      }
-      if (!response.body) return Buffer.alloc(0);
-      try {
-        return await readAtMost(response.body, MaxManifestBytes);
-      } catch (err) {
-        if (!(err instanceof TooLargeError)) throw fetchError(err);
-        controller.abort();
-        throw tooLarge();
-      }
-    } finally {
-      clearTimeout(timer);
-      this.inflight = null;
     }
+    const headers = toFetchHeaders(this.headers, ...fromFiles);
+    if (this.basicAuth && !headers.has("authorization"))
+      headers.set("authorization", this.basicAuth);
+    return headers;
   }
 }
