@@ -1,6 +1,8 @@
 // The landing/status page: plain HTML rendered here, with its own CSS and a few lines of script
 // that re-fetch the page and swap in the fresh #status element. No external assets; without
 // script the page refreshes itself with a meta refresh.
+
+import { StalePeriods } from "../sources/health.js";
 import { escapeHtml as e, humanSeconds, timeOfDay } from "./format.js";
 import { pageScript, RefreshMs } from "./page_script.js";
 import { pageStyle } from "./page_style.js";
@@ -28,8 +30,12 @@ function ago(instant: Instant, now: Instant): string {
 }
 
 function lastSuccess(source: SourceStatus, now: Instant): string {
-  if (!source.lastSuccess) return `<span class="muted">never</span>`;
-  return `${timeTag(source.lastSuccess, ago(source.lastSuccess, now))}<small>${e(timeOfDay(source.lastSuccess.time))}</small>`;
+  const stale =
+    source.stale && source.periodSeconds !== null
+      ? `<span class="pill bad">STALE</span><small>no success in ${StalePeriods} periods of ${e(humanSeconds(source.periodSeconds))}</small>`
+      : "";
+  if (!source.lastSuccess) return `${stale}<span class="muted">never</span>`;
+  return `${stale}${timeTag(source.lastSuccess, ago(source.lastSuccess, now))}<small>${e(timeOfDay(source.lastSuccess.time))}</small>`;
 }
 
 function lastError(source: SourceStatus, now: Instant): string {
@@ -54,7 +60,7 @@ function stateCell(source: SourceStatus): string {
 }
 
 function sourceRow(source: SourceStatus, now: Instant): string {
-  return `<tr data-source="${e(source.source)}" data-ready="${source.ready}">
+  return `<tr data-source="${e(source.source)}" data-ready="${source.ready}"${source.stale ? ' data-stale="true"' : ""}>
 <th scope="row"><code>${e(source.source)}</code></th>
 <td class="state">${stateCell(source)}</td>
 <td>${transition(source.registeredAt, now)}</td>

@@ -26,6 +26,10 @@ export interface SourceStatus {
   errors: Record<string, number>;
   lastError: (Instant & { reason: string; message: string }) | null;
   lastSuccess: Instant | null;
+  /** No success for StalePeriods of its periods: failing or frozen, even if ready. */
+  stale: boolean;
+  /** The longest a healthy source goes between successes; null if it has no period. */
+  periodSeconds: number | null;
   updatesSent: Record<string, number>;
   updatesDispatched: Record<string, number>;
 }
@@ -85,6 +89,8 @@ export function sourcesStatus(input: StatusInput): SourcesStatus {
         ? { ...instant(lastError.at), reason: lastError.reason, message: lastError.message }
         : null,
       lastSuccess: maybe(health?.lastSuccessAt),
+      stale: health?.isStale(input.now) ?? false,
+      periodSeconds: health?.periodMs === undefined ? null : health.periodMs / 1000,
       updatesSent: Object.fromEntries(source.updatesSent),
       updatesDispatched: Object.fromEntries(source.updatesDispatched),
     };

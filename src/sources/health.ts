@@ -28,15 +28,35 @@ export interface SourceError {
   at: number;
 }
 
+/** A source is stale once it has gone this many of its periods without a success. */
+export const StalePeriods = 3;
+
 export class SourceHealth {
   readonly errors = new Map<SourceErrorReason, number>();
   lastSuccessAt: number | null = null;
   lastError: SourceError | null = null;
+  private readonly createdAt: number;
 
   constructor(
     readonly source: string,
     private readonly clock: Clock,
-  ) {}
+    /**
+     * The longest a healthy source goes between two successes (its relist or poll period);
+     * without it the source is never called stale.
+     */
+    readonly periodMs?: number,
+  ) {
+    this.createdAt = clock.now();
+  }
+
+  /**
+   * No success for StalePeriods periods, counted from the last success or, before the first,
+   * from the start: a source failing ever since, or frozen, shows even if it was ready once.
+   */
+  isStale(now: number = this.clock.now()): boolean {
+    if (this.periodMs === undefined) return false;
+    return now - (this.lastSuccessAt ?? this.createdAt) > StalePeriods * this.periodMs;
+  }
 
   recordError(reason: SourceErrorReason, message: string): void {
     this.errors.set(reason, (this.errors.get(reason) ?? 0) + 1);

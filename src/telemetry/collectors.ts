@@ -67,7 +67,7 @@ export const collectors: readonly Collector[] = [
   {
     name: "health",
     enabledByDefault: true,
-    help: "What the sources report about themselves: errors by reason, time of the last success.",
+    help: "What the sources report about themselves: errors by reason, time of the last success, whether it is stale (no success for 3 of its periods).",
     register(c) {
       registerSourceHealthMetrics(c.registry, c.sourceHealth, () =>
         c.readiness().sources.map(({ source }) => source),

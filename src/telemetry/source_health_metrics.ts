@@ -2,7 +2,7 @@
 // their SourceHealth records at scrape time. Every registered source gets the reasons it can
 // record at 0 (source_series.ts).
 import { Gauge, type Registry, type RegistryContentType } from "prom-client";
-import type { SourceErrorReason, SourceHealth } from "../sources/health.js";
+import { type SourceErrorReason, type SourceHealth, StalePeriods } from "../sources/health.js";
 import { mirroredCounter } from "./mirrored_counter.js";
 import { oncePerScrape } from "./per_scrape.js";
 import { countsToExpose, sourceSeries } from "./source_series.js";
@@ -11,6 +11,7 @@ import { timestampSeconds } from "./units.js";
 interface HealthTotals {
   errors: Map<SourceErrorReason, number>;
   lastSuccessAt: number | null;
+  stale: boolean;
 }
 
 /** Health by source name, registered sources first; records sharing a name are added up. */
@@ -19,16 +20,18 @@ function healthBySource(
   registered: readonly string[],
 ): Map<string, HealthTotals> {
   const bySource = new Map<string, HealthTotals>();
-  for (const source of registered) bySource.set(source, { errors: new Map(), lastSuccessAt: null });
+  for (const source of registered)
+    bySource.set(source, { errors: new Map(), lastSuccessAt: null, stale: false });
   for (const record of records) {
     let totals = bySource.get(record.source);
     if (!totals) {
-      totals = { errors: new Map(), lastSuccessAt: null };
+      totals = { errors: new Map(), lastSuccessAt: null, stale: false };
       bySource.set(record.source, totals);
     }
     for (const [reason, count] of record.errors) {
       totals.errors.set(reason, (totals.errors.get(reason) ?? 0) + count);
     }
+    totals.stale ||= record.isStale();
     if (record.lastSuccessAt !== null) {
       totals.lastSuccessAt = Math.max(totals.lastSuccessAt ?? 0, record.lastSuccessAt);
     }
@@ -63,6 +66,15 @@ export function registerSourceHealthMetrics(
       for (const [source, totals] of health()) {
         this.set({ source }, timestampSeconds(totals.lastSuccessAt));
       }
+    },
+  });
+  new Gauge({
+    name: "podconfig_source_stale",
+    help: `1 while the source has gone ${StalePeriods} of its periods (relist, poll, longest watch) without a successful list, fetch or watch event: failing or frozen, even if it is ready.`,
+    labelNames: ["source"],
+    registers: [registry],
+    collect() {
+      for (const [source, totals] of health()) this.set({ source }, totals.stale ? 1 : 0);
     },
   });
 }

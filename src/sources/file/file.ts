@@ -65,11 +65,12 @@ export class FileSource implements PodSource {
     this.nodeName = options.nodeName;
     this.logger = options.logger ?? silentLogger;
     const clock = options.clock ?? systemClock;
-    this.health = new SourceHealth(FileSourceName, clock);
     // inotify wants no trailing separator; a bare "/" stays as it is.
     this.path = options.path.replace(/(.)\/+$/, "$1");
     this.periodMs = options.fileCheckFrequencyMs ?? DefaultFileCheckFrequencyMs;
     if (!(this.periodMs > 0)) throw new RangeError("fileCheckFrequency must be positive");
+    // A relist succeeds every period.
+    this.health = new SourceHealth(FileSourceName, clock, this.periodMs);
     const retryPeriodMs = options.watchRetryPeriodMs ?? DefaultWatchRetryPeriodMs;
     if (!(retryPeriodMs > 0)) throw new RangeError("the watch retry period must be positive");
     this.fs = new FsDeadline(options.fsTimeoutMs ?? DefaultFsTimeoutMs, this.stopping.signal);

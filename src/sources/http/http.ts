@@ -69,7 +69,6 @@ export class HTTPSource implements PodSource {
     this.channel = options.channel;
     this.nodeName = options.nodeName;
     this.logger = options.logger ?? silentLogger;
-    this.health = new SourceHealth(HTTPSourceName, options.clock ?? systemClock);
     this.url = options.url;
     this.headers = options.headers ?? new Map();
     validateHeaders(this.headers, "manifest URL headers");
@@ -84,6 +83,12 @@ export class HTTPSource implements PodSource {
     this.timeoutMs = options.timeoutMs ?? DefaultHTTPTimeoutMs;
     if (!(this.periodMs > 0)) throw new RangeError("httpCheckFrequency must be positive");
     if (!(this.timeoutMs > 0)) throw new RangeError("the manifest URL timeout must be positive");
+    // A poll may take the whole timeout, then the next one starts a period later.
+    this.health = new SourceHealth(
+      HTTPSourceName,
+      options.clock ?? systemClock,
+      this.periodMs + this.timeoutMs,
+    );
   }
 
   start(): void {
