@@ -15,7 +15,7 @@ import { decodeStaticPod } from "../manifest/decode.js";
 import { ManifestError } from "../manifest/error.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
-import { FsDeadline } from "./deadline.js";
+import { FsDeadline, StuckCallError } from "./deadline.js";
 import { globManifests } from "./glob.js";
 import { readManifestBytes } from "./manifest_file.js";
 import { StaticPodStore } from "./pod_store.js";
@@ -113,13 +113,27 @@ export class FileSource implements PodSource {
     await this.runner.idle();
   }
 
-  /** The kubelet's listConfig: a full SET of what the path holds now, or nothing on error. */
+  /**
+   * The kubelet's listConfig: a full SET of what the path holds now, or nothing on error. A
+   * list with a call stuck past its deadline sends nothing either: the kubelet's would never
+   * have finished.
+   */
   private async listConfig(): Promise<void> {
+    try {
+      await this.listPath();
+    } catch (err) {
+      if (!(err instanceof StuckCallError)) throw err;
+      if (!this.stopped) this.fail("read", `list of ${this.path} abandoned: ${err.message}`);
+    }
+  }
+
+  private async listPath(): Promise<void> {
     if (this.stopped) return;
     let info: Stats;
     try {
       info = await this.fs.run(this.path, () => stat(this.path));
     } catch (err) {
+      if (err instanceof StuckCallError) throw err;
       if (!isNotExist(err))
         return this.fail("read", `unable to read config path ${this.path}: ${errorMessage(err)}`);
       await this.pathMissing();
@@ -127,7 +141,7 @@ export class FileSource implements PodSource {
     }
     if (info.isDirectory()) return this.listDir();
     if (!info.isFile()) return this.fail("read", `path ${this.path} is not a directory or file`);
-    const pod = await this.extractFromFile(this.path);
+    const pod = await this.extractFromFile(this.path, { listing: true });
     if (pod && (await this.store.replace([pod]))) this.health.recordSuccess();
   }
 
@@ -145,6 +159,7 @@ export class FileSource implements PodSource {
    */
   private async listDir(): Promise<void> {
     const listing = await globManifests(this.path, this.fs);
+    if (listing.error instanceof StuckCallError) throw listing.error;
     if (listing.error !== null)
       this.fail(
         "read",
@@ -165,6 +180,7 @@ export class FileSource implements PodSource {
       try {
         info = await this.fs.run(path, () => stat(path));
       } catch (err) {
+        if (err instanceof StuckCallError) throw err;
         this.fail("read", `could not get metadata for ${path}: ${errorMessage(err)}`);
         continue;
       }
@@ -172,7 +188,7 @@ export class FileSource implements PodSource {
         this.logger.warn("Not recursing into manifest path", { source: this.name, path });
       } else if (info.isFile()) {
         // A file deleted since the listing is skipped silently, as in the kubelet.
-        const pod = await this.extractFromFile(path, { quietIfMissing: true });
+        const pod = await this.extractFromFile(path, { listing: true });
         if (pod) pods.push(pod);
       } else {
         this.fail("read", `manifest path ${path} is not a directory or file`);
@@ -183,17 +199,16 @@ export class FileSource implements PodSource {
 
   /**
    * The kubelet's extractFromFile: the decoded pod, recorded as what this file produces; or
-   * null once the failure is logged and counted.
+   * null once the failure is logged and counted. In a list, a file deleted since it was listed
+   * is skipped silently (as in the kubelet) and a stuck read abandons the list.
    */
-  private async extractFromFile(
-    path: string,
-    { quietIfMissing = false } = {},
-  ): Promise<Pod | null> {
+  private async extractFromFile(path: string, { listing = false } = {}): Promise<Pod | null> {
     let data: Buffer;
     try {
       data = await this.fs.run(path, () => readManifestBytes(path));
     } catch (err) {
-      if (!(quietIfMissing && isNotExist(err)) && !this.stopped)
+      if (listing && err instanceof StuckCallError) throw err;
+      if (!(listing && isNotExist(err)) && !this.stopped)
         this.fail("read", `can't process manifest file: ${path}: ${errorMessage(err)}`);
       return null;
     }
