@@ -45,6 +45,11 @@ export interface MixinConfig {
   apiWatchBehindThresholdSeconds: number;
   /** …for this long. */
   apiWatchBehindFor: string;
+  /**
+   * `for` of PodConfigSourceStale. The exporter already calls a source stale only after 3 of
+   * its periods without a success (1 minute for a file source at the kubelet's defaults).
+   */
+  sourceStaleFor: string;
   /** `for` of PodConfigExporterDown. */
   exporterDownFor: string;
   /** `for` of PodConfigExporterAbsent. */
@@ -74,6 +79,7 @@ export const defaultConfig: MixinConfig = {
   sourceErrorsFor: "15m",
   apiWatchBehindThresholdSeconds: 30,
   apiWatchBehindFor: "5m",
+  sourceStaleFor: "5m",
   exporterDownFor: "5m",
   exporterAbsentFor: "10m",
   slowStartupThresholdSeconds: 120,
@@ -118,6 +124,7 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   sourceErrorsFor: "duration",
   apiWatchBehindThresholdSeconds: "number",
   apiWatchBehindFor: "duration",
+  sourceStaleFor: "duration",
   exporterDownFor: "duration",
   exporterAbsentFor: "duration",
   slowStartupThresholdSeconds: "number",

@@ -1,5 +1,5 @@
-// Alerts on pod config source failures (list, fetch and decode errors) and on an api source
-// that falls behind its watch stream.
+// Alerts on pod config source failures (list, fetch and decode errors), on sources that have
+// stopped succeeding (stale) and on an api source that falls behind its watch stream.
 import { durationWords, type MixinConfig } from "../config.js";
 import { list, nodeLabels, series, text } from "../promql.js";
 import { type AlertingRule, alert, type RuleGroup } from "../rule.js";
@@ -42,6 +42,21 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
           ${durationWords(cfg.apiWatchBehindFor)} ({{ $value | humanizeDuration }} now). Changes
           to the node's pods in the API reach the sync loop that late, and the readiness this
           exporter reports is that old.`,
+      }),
+      alert(cfg, {
+        alert: "PodConfigSourceStale",
+        expr: `max_over_time(${series(cfg, "podconfig_source_stale")}[${cfg.gaugeLookback}]) == 1`,
+        for: cfg.sourceStaleFor,
+        severity: "warning",
+        summary:
+          "Pod config source {{ $labels.source }} on {{ $labels.instance }} has stopped succeeding.",
+        description: text`
+          The {{ $labels.source }} source on {{ $labels.instance }} has had no successful list,
+          fetch or watch event in 3 of its periods (relist, poll or longest watch), and for
+          ${durationWords(cfg.sourceStaleFor)} more. Ready or not, it is failing or frozen: the
+          kubelet works from the last snapshot it got, or from an empty one (a static pod
+          directory it cannot list, a manifest URL answering an empty body), and changes to the
+          source are not applied.`,
       }),
     ],
   };

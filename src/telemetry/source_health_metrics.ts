@@ -70,11 +70,12 @@ export function registerSourceHealthMetrics(
   });
   new Gauge({
     name: "podconfig_source_stale",
-    help: `1 while the source has gone ${StalePeriods} of its periods (relist, poll, longest watch) without a successful list, fetch or watch event: failing or frozen, even if it is ready.`,
+    help: `1 while the source has gone ${StalePeriods} of its periods (relist, poll, longest watch) without a successful list, fetch or watch event: failing or frozen, even if it is ready. Present only while stale, so a healthy node pays no series for it.`,
     labelNames: ["source"],
     registers: [registry],
     collect() {
-      for (const [source, totals] of health()) this.set({ source }, totals.stale ? 1 : 0);
+      this.reset();
+      for (const [source, totals] of health()) if (totals.stale) this.set({ source }, 1);
     },
   });
 }

@@ -28,6 +28,7 @@ export const catalogue: Readonly<Record<string, "gauge" | "counter" | "histogram
   podconfig_source_last_success_timestamp_seconds: "gauge",
   podconfig_api_watch_lag_seconds: "gauge",
   podconfig_api_watch_backlog_seconds: "gauge",
+  podconfig_source_stale: "gauge",
 };
 
 /** Labels each metric may carry (histograms add `le` on buckets). */

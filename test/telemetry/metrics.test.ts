@@ -116,6 +116,8 @@ describe("metrics", () => {
         assert.equal(family.samples.length, 0, "time to ready is absent until ready");
       } else if (name.startsWith("podconfig_api_watch_")) {
         assert.equal(family.samples.length, 0, `${name} is absent without an api source`);
+      } else if (name === "podconfig_source_stale") {
+        assert.equal(family.samples.length, 0, "staleness is present only while stale");
       } else {
         assert.ok(family.samples.length > 0, `${name} has no samples`);
       }

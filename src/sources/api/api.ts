@@ -99,12 +99,18 @@ export class ApiSource implements PodSource {
     this.channel = options.channel;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
-    this.health = new SourceHealth(ApiserverSource, this.clock);
     this.lags = new MaxWindow(this.clock, 60_000, 6);
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? abortableSleep;
     this.backoff = new BackoffManager(options.backoff ?? {}, this.clock, this.random);
     this.minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+    // Its period: the longest a healthy watch lasts; the API server sends a bookmark (a success)
+    // before it ends, as this source asks for them.
+    this.health = new SourceHealth(
+      ApiserverSource,
+      this.clock,
+      2 * this.minWatchTimeoutSeconds * 1000,
+    );
     this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
     this.maxPods = options.maxPods ?? DefaultMaxPods;
     this.selector = `spec.nodeName=${options.nodeName}`;
