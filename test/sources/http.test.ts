@@ -6,17 +6,11 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
 import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.js";
 import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
+import { manifestPodJson as podJson } from "../support/pods.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
 
 const fixture = (name: string) =>
   readFile(new URL(`../fixtures/manifests/${name}`, import.meta.url));
-const podJson = (name: string) =>
-  JSON.stringify({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name },
-    spec: { containers: [{ name: "app", image: "busybox" }] },
-  });
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

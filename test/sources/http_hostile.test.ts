@@ -7,15 +7,8 @@ import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.
 import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
 import { eventually, exporterFromFlags } from "../server/helpers.js";
 import { HostileManifestServer } from "../support/hostile_manifest_server.js";
+import { manifestPodJson as podJson } from "../support/pods.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
-
-const podJson = (name: string) =>
-  JSON.stringify({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name },
-    spec: { containers: [{ name: "app", image: "busybox" }] },
-  });
 
 describe("http source against a hostile manifest server", () => {
   let hostile: HostileManifestServer;

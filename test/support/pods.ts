@@ -33,6 +33,15 @@ export const otherContainer = {
   terminationMessagePolicy: "File",
 };
 
+/** A static pod manifest as a manifest server would serve it: one busybox container. */
+export const manifestPodJson = (name: string): string =>
+  JSON.stringify({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name },
+    spec: { containers: [{ name: "app", image: "busybox" }] },
+  });
+
 /** A clock that moves only when told. */
 export class ManualClock implements Clock {
   constructor(private ms = Date.UTC(2026, 0, 1)) {}

@@ -17,7 +17,7 @@ import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
 import { FsDeadline, StuckCallError } from "./deadline.js";
 import { globManifests } from "./glob.js";
-import { readManifestBytes } from "./manifest_file.js";
+import { isNotExist, readManifestBytes } from "./manifest_file.js";
 import { StaticPodStore } from "./pod_store.js";
 import { DefaultWatchRetryPeriodMs, ManifestWatch, type RawWatchEvent } from "./watch.js";
 
@@ -40,8 +40,6 @@ export interface FileSourceOptions {
   /** Deadline of each file-system call (stat, listing, reading a file); default 10 s. */
   fsTimeoutMs?: number;
 }
-
-const isNotExist = (err: unknown) => (err as NodeJS.ErrnoException).code === "ENOENT";
 
 export class FileSource implements PodSource {
   readonly name = FileSourceName;
@@ -166,6 +164,7 @@ export class FileSource implements PodSource {
         `unable to list ${this.path}: ${errorMessage(listing.error)}; listed as the ${listing.paths.length} entries read before the error, as the kubelet does`,
       );
     const pods = await this.extractFromDir(listing.paths);
+    if (this.stopped) return;
     // No pod at all: an empty SET straight to the channel, the store left as it is.
     const sent = pods.length === 0 ? await this.send([]) : await this.store.replace(pods);
     if (sent && listing.error === null) this.health.recordSuccess();
@@ -241,7 +240,7 @@ export class FileSource implements PodSource {
       return;
     }
     const pod = await this.extractFromFile(event.fileName);
-    if (pod) await this.store.add(pod);
+    if (pod && !this.stopped) await this.store.add(pod);
   }
 
   /** False if the channel refused the update (logged; not a failure of the path). */

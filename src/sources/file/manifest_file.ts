@@ -8,6 +8,10 @@ import { MaxManifestBytes, readAtMost } from "../manifest/read.js";
 
 const openFlags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
+/** Go's os.IsNotExist: ENOENT only (ENOTDIR, a path through a file, is another error). */
+export const isNotExist = (err: unknown): boolean =>
+  (err as NodeJS.ErrnoException).code === "ENOENT";
+
 export class NotRegularFileError extends Error {
   override readonly name = "NotRegularFileError";
 }

@@ -15,6 +15,7 @@ import { basename, join } from "node:path";
 import type { Clock, Logger } from "../../core/deps.js";
 import { errorMessage } from "../error_message.js";
 import type { FsDeadline } from "./deadline.js";
+import { isNotExist } from "./manifest_file.js";
 import { WatchBackoff } from "./watch_backoff.js";
 
 /** file_linux.go's retryPeriod and maxRetryPeriod. */
@@ -59,8 +60,6 @@ interface ActiveWatch {
   ino: number;
   isDir: boolean;
 }
-
-const isNotExist = (err: unknown) => (err as NodeJS.ErrnoException).code === "ENOENT";
 
 export class ManifestWatch {
   private readonly backoff = new WatchBackoff(DefaultWatchRetryPeriodMs, MaxWatchRetryPeriodMs);
