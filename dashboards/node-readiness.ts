@@ -289,11 +289,17 @@ const consequences = (s: Scope) => [
   timeSeries({
     title: "Stale sources",
     description:
-      "1 while a source has had no successful list, fetch or watch event in 3 of its periods (file: the relist period; http: the poll period plus the 10 s timeout; api: twice the minimum watch timeout). Ready or not, such a source is failing or frozen: PodConfigSourceStale. The series exists only while a source is stale: an empty panel is a healthy node.",
+      "1 while a source has had no successful list, fetch or watch event in 3 of its periods (file: the relist period; http: the poll period plus the 10 s timeout; api: twice the minimum watch timeout). Ready or not, such a source is failing or frozen: PodConfigSourceStale.",
     unit: "short",
     width: 24,
     height: 5,
-    queries: [{ expr: s.sel("podconfig_source_stale"), legend: "{{source}}" }],
+    queries: [
+      {
+        // The gauge exists only while stale: 0 for the other sources, from a series they all have.
+        expr: `${s.sel("podconfig_source_stale")} or 0 * ${s.sel("podconfig_source_last_success_timestamp_seconds")}`,
+        legend: "{{source}}",
+      },
+    ],
   }),
 ];
 
