@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -195,6 +196,11 @@ describe("http source against a hostile manifest server", () => {
       await t.syncOnce();
       assert.match(t.health.lastError?.message ?? "", /malformed pair #1/);
       assert.doesNotMatch(JSON.stringify(t.health.lastError), /s3cr3t/);
+      // A FIFO (no writer) would block a plain open() for good, and the poll and stop() with it.
+      execFileSync("mkfifo", [join(dir, "fifo")]);
+      const u = create({ headerFiles: [join(dir, "fifo")] });
+      await u.syncOnce();
+      assert.match(u.health.lastError?.message ?? "", /header file .*fifo: not a regular file/);
       assert.equal(hostile.requests.length, 0);
     });
   });

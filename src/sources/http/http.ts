@@ -4,6 +4,7 @@
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { HTTPSource as HTTPSourceName, type Pod, type SourceChannel } from "../../core/types.js";
 import { errorMessage } from "../error_message.js";
+import { FsDeadline } from "../file/deadline.js";
 import { readManifestBytes } from "../file/manifest_file.js";
 import { SourceHealth } from "../health.js";
 import { decodeStaticPods } from "../manifest/decode.js";
@@ -61,6 +62,8 @@ export class HTTPSource implements PodSource {
   private lastData: Buffer | null = null;
   private failureLogs = 0;
   private readonly stopping = new AbortController();
+  /** Header files are read under the request's timeout; stop() never waits on one. */
+  private readonly fs: FsDeadline;
   private pollTimer: NodeJS.Timeout | null = null;
   private started = false;
   private stopped = false;
@@ -83,6 +86,7 @@ export class HTTPSource implements PodSource {
     this.timeoutMs = options.timeoutMs ?? DefaultHTTPTimeoutMs;
     if (!(this.periodMs > 0)) throw new RangeError("httpCheckFrequency must be positive");
     if (!(this.timeoutMs > 0)) throw new RangeError("the manifest URL timeout must be positive");
+    this.fs = new FsDeadline(this.timeoutMs, this.stopping.signal);
     // A poll may take the whole timeout, then the next one starts a period later.
     this.health = new SourceHealth(
       HTTPSourceName,
@@ -220,7 +224,8 @@ export class HTTPSource implements PodSource {
     const fromFiles: HeaderMap[] = [];
     for (const path of this.headerFiles) {
       try {
-        const text = (await readManifestBytes(path, MaxHeaderFileBytes)).toString("utf8");
+        const data = await this.fs.run(path, () => readManifestBytes(path, MaxHeaderFileBytes));
+        const text = data.toString("utf8");
         fromFiles.push(parseHeaderFile(text, path));
       } catch (err) {
         // Neither the file's content nor the parser's quote of it: only what went wrong.
