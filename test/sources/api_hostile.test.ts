@@ -210,3 +210,27 @@ test("a pod list or watch past the pod cap is refused and the stored pods are ke
   assert.deepEqual(channel.lastNames(), ["a", "b"]);
   assert.equal(channel.updates.length, 1);
 });
+
+test("after an etcd restore (resourceVersion too large) the relist falls back to a quorum read", async (t) => {
+  const { fake, source, channel } = await setup(t, {
+    backoff: { initialMs: 5, maxMs: 5, jitter: 0 },
+  });
+  fake.addPod(pod("a"));
+  fake.addPod(pod("b"));
+  source.start();
+  await waitFor(() => channel.updates.length === 1 && fake.activeWatches === 1, "SET [a, b]");
+  const before = fake.requestsOf("list").length;
+  fake.rewind(1); // the source's resourceVersion is now ahead of the server's
+  fake.closeWatches();
+  await waitFor(() => channel.updates.length === 2, "the SET of the quorum read");
+  assert.deepEqual(
+    fake
+      .requestsOf("list")
+      .slice(before)
+      .map((r) => r.resourceVersion),
+    [""],
+  );
+  assert.match(source.health.lastError?.message ?? "", /Too large resource version/);
+  await waitFor(() => fake.activeWatches === 1, "the watch from the new version");
+  assert.equal(fake.requestsOf("watch").at(-1)?.resourceVersion, "1");
+});

@@ -171,6 +171,15 @@ export class FakeApiserver {
     for (const watcher of [...this.watchers]) this.endWatch(watcher);
   }
 
+  /**
+   * Goes back to an earlier resourceVersion, as an etcd restore does: lists and watches from a
+   * newer one get 504 "Too large resource version", as the watch cache answers them.
+   */
+  rewind(to: number): void {
+    this.rv = to;
+    this.history.length = 0;
+  }
+
   /** Forgets the history up to now: watches from an older resourceVersion get 410 Gone. */
   compact(): void {
     this.compactedRv = this.rv;
@@ -335,6 +344,10 @@ export class FakeApiserver {
     const rv = url.searchParams.get("resourceVersion") ?? "";
     if (rv !== "" && !Number.isInteger(Number(rv))) {
       return status(400, "BadRequest", `invalid resource version: ${rv}`);
+    }
+    if (Number(rv) > this.rv) {
+      const message = `Too large resource version: ${rv}, current: ${this.rv}`;
+      return status(504, "Timeout", message);
     }
     return undefined;
   }

@@ -86,6 +86,8 @@ export class ApiSource implements PodSource {
   private readonly store = new Map<string, Pod>();
   /** The reflector's lastSyncResourceVersion; "" until the first list. */
   private resourceVersion = "";
+  /** isLastSyncResourceVersionUnavailable: the last list at resourceVersion was 410 or too large. */
+  private resourceVersionUnavailable = false;
   /** When the reader started having events waiting behind the one it read; null caught up. */
   private behindSince: number | null = null;
   /** The lag of each watch event, read off the stream to its SET accepted, over a minute. */
@@ -207,19 +209,19 @@ export class ApiSource implements PodSource {
   }
 
   private async list(signal: AbortSignal): Promise<void> {
-    // "0" lets the server answer from its watch cache, as the kubelet's first list does; later
-    // lists ask for data at least as fresh as what was already seen.
-    const query = new URLSearchParams({
-      fieldSelector: this.selector,
-      resourceVersion: this.resourceVersion === "" ? "0" : this.resourceVersion,
-    });
-    const text = await withDeadline(signal, this.listTimeoutMs, "pod list", async (deadline) => {
-      const response = await this.client.get(`/api/v1/pods?${query}`, deadline);
-      if (response.statusCode !== 200) {
-        throw decodeStatus(await readBody(response, maxStatusBytes), response.statusCode ?? 0);
-      }
-      return readBody(response, maxListBytes);
-    });
+    let text: string;
+    try {
+      text = await this.fetchList(this.relistResourceVersion(), signal);
+    } catch (err) {
+      // client-go: a list at a version the server no longer has (410) or does not have yet
+      // (too large: after an etcd restore) is retried at once with "", a quorum read, and
+      // later lists stay at "" until one succeeds.
+      if (!(err instanceof ApiSourceError) || !err.resourceVersionUnavailable) throw err;
+      this.resourceVersionUnavailable = true;
+      this.health.recordError(err.reason, err.message);
+      text = await this.fetchList("", signal);
+    }
+    this.resourceVersionUnavailable = false;
     const list = decodePodList(text, this.maxPods);
     // UndeltaStore.Replace: the list is the new truth, pushed whole even when nothing changed.
     this.store.clear();
@@ -231,6 +233,26 @@ export class ApiSource implements PodSource {
       resourceVersion: list.resourceVersion,
     });
     await this.push();
+  }
+
+  /**
+   * "0" lets the server answer from its watch cache, as the kubelet's first list does; later
+   * lists ask for data at least as fresh as what was already seen (relistResourceVersion).
+   */
+  private relistResourceVersion(): string {
+    if (this.resourceVersionUnavailable) return "";
+    return this.resourceVersion === "" ? "0" : this.resourceVersion;
+  }
+
+  private fetchList(resourceVersion: string, signal: AbortSignal): Promise<string> {
+    const query = new URLSearchParams({ fieldSelector: this.selector, resourceVersion });
+    return withDeadline(signal, this.listTimeoutMs, "pod list", async (deadline) => {
+      const response = await this.client.get(`/api/v1/pods?${query}`, deadline);
+      if (response.statusCode !== 200) {
+        throw decodeStatus(await readBody(response, maxStatusBytes), response.statusCode ?? 0);
+      }
+      return readBody(response, maxListBytes);
+    });
   }
 
   private async watch(signal: AbortSignal): Promise<WatchEnd> {

@@ -23,4 +23,14 @@ export class ApiSourceError extends Error {
   get retriable(): boolean {
     return this.connectionRefused || this.code === 429;
   }
+
+  /**
+   * client-go's isExpiredError || isTooLargeResourceVersionError: the resourceVersion asked for
+   * left the server's window (410), or is newer than anything the server has (a 504 Timeout
+   * saying "Too large resource version", as after an etcd restore).
+   */
+  get resourceVersionUnavailable(): boolean {
+    if (this.reason !== "status") return false;
+    return this.code === 410 || /Too large resource version/i.test(this.message);
+  }
 }
