@@ -1,171 +1,288 @@
+// deploy/: the kustomize overlays as a user applies them. Each overlay's rendered file
+// (deploy/rendered/<overlay>.yaml) must be what `kubectl kustomize` renders now (checked where
+// kubectl is installed), every object in it must validate against the Kubernetes and
+// prometheus-operator schemas, and what a user would trip on is checked overlay by overlay:
+// mounts that hold a pod in ContainerCreating, probes, the security context and Pod Security
+// level, tolerations, the scrape port, resources, and the exporter's own parser on the args and env.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments } from "yaml";
+import {
+  deployDir,
+  generatedDeployFiles,
+  hasKubectl,
+  overlayNames,
+  renderedPath,
+  renderOverlay,
+  repoRoot,
+} from "../../scripts/render_deploy.js";
+import { resolveConfig } from "../../src/cli/config.js";
+import { type KubeObject, schemaErrors } from "./k8s_schema.js";
 import { ruleFiles } from "./promql.js";
 
-const deployDir = fileURLToPath(new URL("../../deploy/", import.meta.url));
 const version = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  }
+  JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }
 ).version;
+const scrapePort = 9847;
+/**
+ * The exporter's resident set size, measured: the peak of `npm run bench:resources` (file and
+ * api sources, 250 pods on the node, idle and under churn). The memory
+ * request must stay above it. See "Resources" in deploy/README.md.
+ */
+const measuredRSSBytes = 146.1 * 2 ** 20;
 
-// biome-ignore lint/suspicious/noExplicitAny: manifests are checked field by field below.
-type Manifest = any;
-
-const manifests: Manifest[] = readdirSync(deployDir)
-  .filter((f) => /\.ya?ml$/.test(f))
-  .sort()
-  .flatMap((f) =>
-    parseAllDocuments(readFileSync(join(deployDir, f), "utf8")).map((doc) => {
-      assert.deepEqual(doc.errors, [], f);
-      return doc.toJS() as Manifest;
-    }),
-  )
-  .filter((m) => m !== null);
-
-function only(kind: string): Manifest {
-  const found = manifests.filter((m) => m.kind === kind);
-  assert.equal(found.length, 1, `one ${kind}`);
-  return found[0];
+function objectsOf(text: string, file: string): KubeObject[] {
+  return parseAllDocuments(text)
+    .map((doc) => {
+      assert.deepEqual(doc.errors, [], file);
+      return doc.toJS() as KubeObject;
+    })
+    .filter((o) => o !== null);
 }
 
-const namespace = only("Namespace").metadata.name as string;
-const daemonSet = only("DaemonSet");
-const pod = daemonSet.spec.template.spec;
-const container = pod.containers[0];
+const readRepo = (path: string) => readFileSync(join(repoRoot, path), "utf8");
 
-/** A probe's or a Service's port, resolving a named container port. */
-function portNumber(port: number | string): number {
-  if (typeof port === "number") return port;
-  const named = container.ports.find((p: Manifest) => p.name === port);
-  assert.ok(named, `container port ${port}`);
-  return named.containerPort;
+/** Kubernetes quantity to a number of bytes or cores (the suffixes this repository uses). */
+function quantity(q: string): number {
+  const m = /^([0-9.]+)(m|Ki|Mi|Gi)?$/.exec(q);
+  assert.ok(m, `quantity ${q}`);
+  const scale = { m: 1e-3, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30 }[m[2] ?? ""] ?? 1;
+  return Number(m[1]) * scale;
 }
 
-describe("deploy/", () => {
-  test("holds a namespace, RBAC, the DaemonSet and its Service, all in the namespace", () => {
-    assert.deepEqual(manifests.map((m) => m.kind).sort(), [
-      "ClusterRole",
-      "ClusterRoleBinding",
-      "DaemonSet",
-      "Namespace",
-      "Service",
-      "ServiceAccount",
-    ]);
-    for (const m of manifests)
-      if (!["Namespace", "ClusterRole", "ClusterRoleBinding"].includes(m.kind))
-        assert.equal(m.metadata.namespace, namespace, `${m.kind} ${m.metadata.name}`);
+describe("deploy/ generated files", () => {
+  test("the PrometheusRule and dashboard ConfigMaps are what build:deploy makes of prometheus/rules and dashboards/", () => {
+    for (const [path, text] of generatedDeployFiles())
+      assert.equal(readRepo(path), text, `${path} is stale: npm run build:deploy`);
   });
 
-  test("lets the service account only get, list and watch pods, and list nodes", () => {
-    const role = only("ClusterRole");
-    assert.equal(role.rules.length, 2);
-    assert.deepEqual(role.rules[0].apiGroups, [""]);
-    assert.deepEqual(role.rules[0].resources, ["pods"]);
-    assert.deepEqual([...role.rules[0].verbs].sort(), ["get", "list", "watch"]);
-    // The start gate (the kubelet's nodeHasSynced) lists the node and never watches it.
-    assert.deepEqual(role.rules[1].apiGroups, [""]);
-    assert.deepEqual(role.rules[1].resources, ["nodes"]);
-    assert.deepEqual(role.rules[1].verbs, ["list"]);
-    const binding = only("ClusterRoleBinding");
-    const account = only("ServiceAccount");
-    assert.deepEqual(binding.roleRef, {
-      apiGroup: "rbac.authorization.k8s.io",
-      kind: "ClusterRole",
-      name: role.metadata.name,
+  test("each deploy/rendered/<overlay>.yaml is what kubectl kustomize renders now", {
+    skip: hasKubectl()
+      ? false
+      : "kubectl is not installed: the committed renders are checked as they are",
+  }, () => {
+    for (const overlay of overlayNames())
+      assert.equal(
+        readRepo(renderedPath(overlay)),
+        renderOverlay(overlay),
+        `${renderedPath(overlay)} is stale: npm run build:deploy`,
+      );
+  });
+});
+
+for (const overlay of overlayNames()) {
+  const file = renderedPath(overlay);
+  const objects = objectsOf(readRepo(file), file);
+  const all = (kind: string) => objects.filter((o) => o.kind === kind);
+  const only = (kind: string) => {
+    const found = all(kind);
+    assert.equal(found.length, 1, `${file}: one ${kind}`);
+    return found[0];
+  };
+  const namespace = only("Namespace").metadata.name as string;
+  const daemonSet = only("DaemonSet");
+  const pod = daemonSet.spec.template.spec;
+  const container = pod.containers[0];
+  const podLabels = daemonSet.spec.template.metadata.labels;
+  const hostPaths = (pod.volumes as KubeObject[]).filter((v) => v.hostPath);
+  const mountOf = (volume: string) =>
+    (container.volumeMounts as KubeObject[]).find((m) => m.name === volume);
+  const envValue = (name: string) =>
+    (container.env as KubeObject[]).find((e) => e.name === name)?.value as string | undefined;
+  const portNumber = (port: number | string) =>
+    typeof port === "number"
+      ? port
+      : (container.ports as KubeObject[]).find((p) => p.name === port)?.containerPort;
+
+  describe(file, () => {
+    test("every object is valid against the Kubernetes API and prometheus-operator CRD schemas", async () => {
+      assert.deepEqual(await schemaErrors(objects), []);
     });
-    assert.deepEqual(binding.subjects, [
-      { kind: "ServiceAccount", name: account.metadata.name, namespace },
-    ]);
-    assert.equal(pod.serviceAccountName, account.metadata.name);
-  });
 
-  test("runs a pinned image on every node with the node name from the downward API", () => {
-    assert.equal(container.image, `ghcr.io/podconfig-exporter/podconfig-exporter:${version}`);
-    assert.deepEqual(pod.tolerations, [{ operator: "Exists" }], "tolerates every taint");
-    assert.deepEqual(daemonSet.spec.selector.matchLabels, {
-      "app.kubernetes.io/name": daemonSet.spec.template.metadata.labels["app.kubernetes.io/name"],
+    test("namespaced objects are in its namespace; RBAC reads pods, lists nodes, nothing else", () => {
+      const clusterScoped = ["Namespace", "ClusterRole", "ClusterRoleBinding"];
+      for (const o of objects)
+        if (!clusterScoped.includes(o.kind))
+          assert.equal(o.metadata.namespace, namespace, `${o.kind} ${o.metadata.name}`);
+      const role = only("ClusterRole");
+      assert.deepEqual(role.rules, [
+        { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
+        // The start gate (the kubelet's nodeHasSynced) lists the node and never watches it.
+        { apiGroups: [""], resources: ["nodes"], verbs: ["list"] },
+      ]);
+      const binding = only("ClusterRoleBinding");
+      assert.equal(binding.roleRef.name, role.metadata.name);
+      assert.deepEqual(binding.subjects, [
+        { kind: "ServiceAccount", name: only("ServiceAccount").metadata.name, namespace },
+      ]);
+      assert.equal(pod.serviceAccountName, only("ServiceAccount").metadata.name);
     });
-    const nodeName = container.env.find((e: Manifest) => e.name === "PODCONFIG_NODE_NAME");
-    assert.deepEqual(nodeName?.valueFrom, { fieldRef: { fieldPath: "spec.nodeName" } });
-  });
 
-  test("reads the static pod directory and the kubelet configuration read-only from the node", () => {
-    const hostPaths = new Map<string, string>(
-      pod.volumes
-        .filter((v: Manifest) => v.hostPath)
-        .map((v: Manifest) => [v.name, v.hostPath.path]),
-    );
-    assert.deepEqual([...hostPaths.values()].sort(), [
-      "/etc/kubernetes/manifests",
-      "/var/lib/kubelet/config.yaml",
-    ]);
-    for (const [name, path] of hostPaths) {
-      const mount = container.volumeMounts.find((m: Manifest) => m.name === name);
-      assert.equal(mount?.readOnly, true, `${path} read-only`);
-      assert.equal(mount?.mountPath, path, `${path} at the node's path`);
-    }
-    assert.ok(container.args.includes("--kubelet-config=/var/lib/kubelet/config.yaml"));
-  });
+    test("a pinned image on every node, the node name from the downward API", () => {
+      assert.equal(container.image, `ghcr.io/podconfig-exporter/podconfig-exporter:${version}`);
+      assert.deepEqual(pod.tolerations, [{ operator: "Exists" }], "tolerates every taint");
+      assert.deepEqual(daemonSet.spec.selector.matchLabels, podLabels);
+      const nodeName = (container.env as KubeObject[]).find(
+        (e) => e.name === "PODCONFIG_NODE_NAME",
+      );
+      assert.deepEqual(nodeName?.valueFrom, { fieldRef: { fieldPath: "spec.nodeName" } });
+    });
 
-  test("is locked down and bounded", () => {
-    // root to read kubeadm's 0600 manifests, with every capability dropped and nothing writable
-    assert.equal(pod.securityContext.runAsUser, 0);
-    assert.equal(container.securityContext.readOnlyRootFilesystem, true);
-    assert.equal(container.securityContext.allowPrivilegeEscalation, false);
-    assert.deepEqual(container.securityContext.capabilities.drop, ["ALL"]);
-    for (const kind of ["requests", "limits"])
-      for (const resource of ["cpu", "memory"])
-        assert.ok(container.resources[kind][resource], `${kind}.${resource}`);
-  });
+    test("no mount can hold the pod in ContainerCreating or write to the node", () => {
+      for (const volume of hostPaths) {
+        const { path, type } = volume.hostPath;
+        const mount = mountOf(volume.name);
+        assert.equal(mount?.readOnly, true, `${path} read-only`);
+        assert.equal(mount?.mountPath, path, `${path} at the node's own path`);
+        assert.ok(!/OrCreate$/.test(type ?? ""), `${path}: ${type} writes to the node`);
+        // A directory is optional (type ""); only the kubelet configuration the exporter is
+        // pointed at may be required, and then it is what the exporter reads.
+        if (type === "File") assert.equal(envValue("PODCONFIG_KUBELET_CONFIG"), path);
+        else assert.equal(type, "", `${path}: type ${type} blocks start where it is missing`);
+      }
+      for (const mount of container.volumeMounts as KubeObject[])
+        assert.ok(
+          (pod.volumes as KubeObject[]).some((v) => v.name === mount.name),
+          `volume ${mount.name}`,
+        );
+    });
 
-  test("listens on 9847 and probes /healthz there, never /readyz", () => {
-    assert.ok(container.ports.some((p: Manifest) => p.containerPort === 9847));
-    assert.ok(container.args.includes("--web.listen-address=:9847"));
-    assert.equal(container.livenessProbe.httpGet.path, "/healthz");
-    assert.equal(portNumber(container.livenessProbe.httpGet.port), 9847);
-    if (container.readinessProbe) {
-      assert.notEqual(container.readinessProbe.httpGet.path, "/readyz");
-      assert.equal(portNumber(container.readinessProbe.httpGet.port), 9847);
-    }
-  });
+    test("locked down: no capability, read-only root, root only to read the node's files", () => {
+      const security = container.securityContext;
+      assert.equal(security.readOnlyRootFilesystem, true);
+      assert.equal(security.allowPrivilegeEscalation, false);
+      assert.deepEqual(security.capabilities, { drop: ["ALL"] });
+      assert.deepEqual(pod.securityContext.seccompProfile, { type: "RuntimeDefault" });
+      const enforce = only("Namespace").metadata.labels["pod-security.kubernetes.io/enforce"];
+      if (hostPaths.length > 0) {
+        assert.equal(pod.securityContext.runAsUser, 0, "root reads kubeadm's 0600 manifests");
+        assert.equal(enforce, "privileged", "hostPath volumes are outside baseline");
+      } else {
+        assert.equal(pod.securityContext.runAsNonRoot, true);
+        assert.notEqual(pod.securityContext.runAsUser, 0);
+        assert.equal(enforce, "restricted");
+      }
+    });
 
-  test("is scraped through a headless Service with prometheus.io annotations", () => {
-    const svc = only("Service");
-    assert.equal(svc.spec.clusterIP, "None");
-    assert.equal(svc.spec.publishNotReadyAddresses, true);
-    assert.deepEqual(svc.spec.selector, daemonSet.spec.template.metadata.labels);
-    assert.equal(portNumber(svc.spec.ports[0].targetPort), 9847);
-    assert.equal(svc.spec.ports[0].port, 9847);
-    assert.equal(svc.metadata.annotations["prometheus.io/scrape"], "true");
-    assert.equal(svc.metadata.annotations["prometheus.io/port"], "9847");
-    assert.equal(svc.metadata.annotations["prometheus.io/path"], "/metrics");
-  });
+    test("requests above the measured resident size, limits above the requests", () => {
+      const { requests, limits } = container.resources;
+      assert.ok(measuredRSSBytes > 0);
+      assert.ok(quantity(requests.memory) > measuredRSSBytes, `memory request ${requests.memory}`);
+      assert.ok(quantity(limits.memory) > quantity(requests.memory));
+      assert.ok(quantity(limits.cpu) > quantity(requests.cpu));
+    });
 
-  test("README's scrape job has the job name the alert rules expect", () => {
-    const readme = readFileSync(join(deployDir, "README.md"), "utf8");
-    const block = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, "a yaml block");
-    const job = (parse(block) as { scrape_configs: Manifest[] }).scrape_configs[0];
-    const expected = new Set(
-      ruleFiles()
-        .flatMap((f) =>
-          f.groups.flatMap((g) => g.rules.flatMap((r) => [...r.expr.matchAll(/job="([^"]+)"/g)])),
-        )
-        .map((m) => m[1]),
-    );
-    assert.deepEqual([...expected], [job.job_name]);
-    assert.ok(
-      job.relabel_configs.some(
-        (r: Manifest) =>
-          r.target_label === "instance" &&
-          r.source_labels?.includes("__meta_kubernetes_pod_node_name"),
-      ),
-      "instance is the node name",
-    );
+    test(`listens on ${scrapePort}, probes /healthz there (never /readyz), the Service routes to it`, () => {
+      assert.equal(portNumber("metrics"), scrapePort);
+      for (const probe of [container.livenessProbe, container.readinessProbe]) {
+        assert.equal(probe.httpGet.path, "/healthz");
+        assert.equal(portNumber(probe.httpGet.port), scrapePort);
+      }
+      const svc = only("Service");
+      assert.deepEqual(svc.spec.selector, podLabels);
+      assert.equal(portNumber(svc.spec.ports[0].targetPort), scrapePort);
+      assert.equal(svc.metadata.annotations["prometheus.io/port"], String(scrapePort));
+    });
+
+    test("the exporter's parser accepts the args and env, and finds the node's static pods at the mount", async () => {
+      // The container's filesystem under a temporary root: the mounted kubelet configuration
+      // names the mounted static pod directory, as on the node.
+      const root = mkdtempSync(join(tmpdir(), "deploy-"));
+      try {
+        const inRoot = (path: string) => join(root, path);
+        const staticPods = hostPaths.find((v) => v.hostPath.type === "")?.hostPath.path;
+        for (const volume of hostPaths)
+          if (volume.hostPath.type === "File") {
+            mkdirSync(dirname(inRoot(volume.hostPath.path)), { recursive: true });
+            writeFileSync(
+              inRoot(volume.hostPath.path),
+              `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPath: ${inRoot(staticPods)}\n`,
+            );
+          }
+        const env: NodeJS.ProcessEnv = {};
+        for (const e of container.env as KubeObject[])
+          env[e.name] = e.valueFrom ? "node-a" : inRoot(e.value);
+        const command = await resolveConfig(container.args, env, "not-the-node");
+        assert.equal(command.kind, "run");
+        if (command.kind !== "run") return;
+        assert.equal(command.config.nodeName, "node-a");
+        assert.deepEqual(command.config.web.listenAddress, { host: undefined, port: scrapePort });
+        assert.equal(command.config.podManifestPath, staticPods && inRoot(staticPods));
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+
+    const podMonitors = all("PodMonitor");
+    test("prometheus-operator: the PodMonitor scrapes the pods as the rules expect, with the rules and dashboards", {
+      skip: podMonitors.length === 0 && "no prometheus-operator objects in this overlay",
+    }, () => {
+      const [monitor] = podMonitors;
+      assert.deepEqual(monitor.spec.selector.matchLabels, podLabels);
+      const [endpoint] = monitor.spec.podMetricsEndpoints;
+      assert.equal(portNumber(endpoint.port), scrapePort);
+      const relabel = (target: string) =>
+        endpoint.relabelings.find((r: KubeObject) => r.targetLabel === target);
+      assert.equal(relabel("job").replacement, expectedJob());
+      assert.deepEqual(relabel("instance").sourceLabels, ["__meta_kubernetes_pod_node_name"]);
+      assert.deepEqual(
+        only("PrometheusRule").spec.groups,
+        ruleFiles().flatMap((f) => f.groups),
+      );
+      const dashboards = all("ConfigMap").filter((c) => c.metadata.labels?.grafana_dashboard);
+      assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), [
+        "fleet-readiness.json",
+        "node-readiness.json",
+      ]);
+      for (const c of dashboards) assert.equal(c.metadata.labels.grafana_dashboard, "1");
+    });
+
+    const policies = all("NetworkPolicy");
+    test("the NetworkPolicy admits Prometheus to the scrape port and nothing else", {
+      skip: policies.length === 0 && "no NetworkPolicy in this overlay",
+    }, () => {
+      const [policy] = policies;
+      assert.deepEqual(policy.spec.podSelector.matchLabels, podLabels);
+      assert.deepEqual(policy.spec.policyTypes, ["Ingress"]);
+      assert.equal(policy.spec.ingress.length, 1);
+      const [rule] = policy.spec.ingress;
+      assert.deepEqual(
+        rule.ports.map((p: KubeObject) => portNumber(p.port)),
+        [scrapePort],
+      );
+      for (const peer of rule.from) assert.ok(peer.podSelector, "a pod, not a whole namespace");
+    });
   });
+}
+
+/** The one job name the alert rules select. */
+function expectedJob(): string {
+  const jobs = new Set(
+    ruleFiles()
+      .flatMap((f) =>
+        f.groups.flatMap((g) => g.rules.flatMap((r) => [...r.expr.matchAll(/job="([^"]+)"/g)])),
+      )
+      .map((m) => m[1]),
+  );
+  assert.equal(jobs.size, 1);
+  return [...jobs][0] ?? "";
+}
+
+test("README's scrape job has the job name the alert rules expect", () => {
+  const readme = readFileSync(join(deployDir, "README.md"), "utf8");
+  const block = /```yaml\n(scrape_configs:[\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(block, "a yaml block with scrape_configs");
+  const job = (parse(block) as { scrape_configs: KubeObject[] }).scrape_configs[0];
+  assert.equal(job.job_name, expectedJob());
+  assert.ok(
+    job.relabel_configs.some(
+      (r: KubeObject) =>
+        r.target_label === "instance" &&
+        r.source_labels?.includes("__meta_kubernetes_pod_node_name"),
+    ),
+    "instance is the node name",
+  );
 });
