@@ -112,6 +112,13 @@ try {
     }
     await fetch(`${base}/metrics`).then((r) => r.text());
   });
+  // The load reached the exporter: the api source's updates, as its own metrics count them.
+  const metrics = await fetch(`${base}/metrics`).then((r) => r.text());
+  const apiUpdates = [
+    ...metrics.matchAll(/^podconfig_source_updates_total\{[^}]*source="api"[^}]*\} (\d+)/gm),
+  ]
+    .map((m) => Number(m[1]))
+    .reduce((a, b) => a + b, 0);
   const f = (n: number) => n.toFixed(1);
   console.log(
     `exporter: ${PODS} pods on the node (+${PODS} elsewhere), ${PHASE_SECONDS} s a phase`,
@@ -123,6 +130,7 @@ try {
     `load:  RSS peak ${f(load.peakRSSMiB)} MiB, end ${f(load.endRSSMiB)} MiB, CPU ${f(load.cpuMillicores)} millicores` +
       ` (${CHURN_PER_SECOND} pod updates/s, /metrics every second)`,
   );
+  console.log(`api source updates counted by the exporter: ${apiUpdates} (sent: ${next})`);
 } finally {
   child.kill("SIGTERM");
   await new Promise((resolve) => child.once("exit", resolve));

@@ -28,9 +28,9 @@ const version = (
 ).version;
 const scrapePort = 9847;
 /**
- * The exporter's resident set size, measured: the peak of `npm run bench:resources` (file and
- * api sources, 250 pods on the node, idle and under churn). The memory
- * request must stay above it. See "Resources" in deploy/README.md.
+ * The exporter's resident set size, measured: the highest peak of `npm run bench:resources`
+ * (file and api sources, 250 pods on the node, idle and under churn), including a run before the
+ * core's structural sharing. The memory request must stay above it. See deploy/README.md.
  */
 const measuredRSSBytes = 146.1 * 2 ** 20;
 
