@@ -20,6 +20,7 @@ import {
   repoRoot,
 } from "../../scripts/render_deploy.js";
 import { resolveConfig } from "../../src/cli/config.js";
+import { withServiceEnv } from "../support/service_env.js";
 import { type KubeObject, schemaErrors } from "./k8s_schema.js";
 import { ruleFiles } from "./promql.js";
 
@@ -202,12 +203,22 @@ for (const overlay of overlayNames()) {
               `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPath: ${inRoot(staticPods)}\n`,
             );
           }
-        const env: NodeJS.ProcessEnv = {};
+        // The kubelet gives every container the API server's address; the service account's
+        // token and CA are read at request time, so the in-cluster config loads without them.
+        const env: NodeJS.ProcessEnv = {
+          KUBERNETES_SERVICE_HOST: "10.96.0.1",
+          KUBERNETES_SERVICE_PORT: "443",
+        };
         for (const e of container.env as KubeObject[])
           env[e.name] = e.valueFrom ? "node-a" : inRoot(e.value);
-        const command = await resolveConfig(container.args, env, "not-the-node");
+        const command = await withServiceEnv(
+          env.KUBERNETES_SERVICE_HOST,
+          env.KUBERNETES_SERVICE_PORT,
+          () => resolveConfig(container.args, env, "not-the-node"),
+        );
         assert.equal(command.kind, "run");
         if (command.kind !== "run") return;
+        assert.equal(command.config.apiserver?.origin, "in-cluster");
         assert.equal(command.config.nodeName, "node-a");
         assert.deepEqual(command.config.web.listenAddress, { host: undefined, port: scrapePort });
         assert.equal(command.config.podManifestPath, staticPods && inRoot(staticPods));

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
+import { withServiceEnv } from "../support/service_env.js";
 
 async function tempDir(t: TestContext): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "kubeconfig-"));
@@ -29,27 +30,6 @@ test("a kubeconfig file gives its current cluster and user", async (t) => {
   assert.equal(kubeConfig.getCurrentCluster()?.server, "https://10.0.0.1:6443");
   assert.equal(kubeConfig.getCurrentUser()?.name, "u");
 });
-
-/** Runs `fn` with the in-cluster variables set as given (undefined: unset), then restores them. */
-async function withServiceEnv(
-  host: string | undefined,
-  port: string | undefined,
-  fn: () => Promise<void>,
-): Promise<void> {
-  const saved = [process.env.KUBERNETES_SERVICE_HOST, process.env.KUBERNETES_SERVICE_PORT];
-  const set = (name: string, value: string | undefined) => {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  };
-  set("KUBERNETES_SERVICE_HOST", host);
-  set("KUBERNETES_SERVICE_PORT", port);
-  try {
-    await fn();
-  } finally {
-    set("KUBERNETES_SERVICE_HOST", saved[0]);
-    set("KUBERNETES_SERVICE_PORT", saved[1]);
-  }
-}
 
 test("in a pod without --kubeconfig, the service account is used", async () => {
   await withServiceEnv("10.96.0.1", "443", async () => {
