@@ -74,6 +74,23 @@ describe("deploy/ generated files", () => {
   });
 });
 
+test("the schema check refuses an unknown field, a wrong type and a value outside an enum", async () => {
+  const file = renderedPath("kube-prometheus");
+  const objects = objectsOf(readRepo(file), file);
+  const daemonSet = objects.find((o) => o.kind === "DaemonSet");
+  const monitor = objects.find((o) => o.kind === "PodMonitor");
+  const container = daemonSet.spec.template.spec.containers[0];
+  container.securityContext.readOnlyRootFilesytem = true;
+  container.ports[0].containerPort = "9847";
+  daemonSet.spec.template.spec.volumes[0].hostPath.type = "Dir";
+  monitor.spec.podMetricsEndpoints[0].relabeling = [];
+  const errors = (await schemaErrors([daemonSet, monitor])).join("\n");
+  assert.match(errors, /'"readOnlyRootFilesytem"' does not exist/);
+  assert.match(errors, /containerPort must be integer/);
+  assert.match(errors, /hostPath\/type must be equal to one of the allowed values/);
+  assert.match(errors, /PodMonitor .*'"relabeling"' does not exist/);
+});
+
 for (const overlay of overlayNames()) {
   const file = renderedPath(overlay);
   const objects = objectsOf(readRepo(file), file);
