@@ -9,7 +9,7 @@ import { deepCopy, deepEqual } from "../../src/core/json.js";
 import { PodConfig } from "../../src/core/pod_config.js";
 import { isAnnotationMapEqual } from "../../src/core/semantics.js";
 import type { Pod } from "../../src/core/types.js";
-import { decodeStaticPod } from "../../src/sources/manifest/decode.js";
+import { tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
 import { drainUpdates } from "./harness.js";
 
 const memberNames = [
@@ -152,7 +152,7 @@ spec:
       spec: { containers: [{ name: "c", image: "i" }] },
     });
     for (const text of [yaml, json]) {
-      const pod = decodeStaticPod(new TextEncoder().encode(text), origin);
+      const pod = tryDecodeSinglePod(new TextEncoder().encode(text), origin);
       assert.deepStrictEqual(Object.entries(pod.metadata.labels ?? {}), [
         ["__proto__", "x"],
         ["constructor", "y"],

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ConfigHashAnnotationKey } from "../../src/core/types.js";
-import { decodeStaticPod, decodeStaticPods } from "../../src/sources/manifest/decode.js";
+import { tryDecodePodList, tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
 import type { StaticPodOrigin } from "../../src/sources/manifest/defaults.js";
 import { ManifestError } from "../../src/sources/manifest/error.js";
 import { MaxManifestBytes, readManifestFile } from "../../src/sources/manifest/read.js";
@@ -44,7 +44,7 @@ function decodeFailure(fn: () => unknown, location = fileOrigin.location): Manif
 
 describe("static pod defaults", () => {
   test("a file pod gets name, namespace, UID, hash, node, toleration and phase", async () => {
-    const pod = decodeStaticPod(await fixture("static-web.yaml"), fileOrigin);
+    const pod = tryDecodeSinglePod(await fixture("static-web.yaml"), fileOrigin);
     assert.equal(pod.metadata.name, "static-web-node-a");
     assert.equal(pod.metadata.namespace, "default");
     assert.match(pod.metadata.uid ?? "", /^[0-9a-f]{32}$/);
@@ -58,15 +58,15 @@ describe("static pod defaults", () => {
   });
 
   test("YAML (1.1 octal included) and JSON of the same pod decode identically", async () => {
-    const fromYaml = decodeStaticPod(await fixture("static-web.yaml"), fileOrigin);
-    const fromJson = decodeStaticPod(await fixture("static-web.json"), fileOrigin);
+    const fromYaml = tryDecodeSinglePod(await fixture("static-web.yaml"), fileOrigin);
+    const fromJson = tryDecodeSinglePod(await fixture("static-web.json"), fileOrigin);
     assert.deepEqual(fromYaml, fromJson);
     const volumes = fromYaml.spec?.volumes as { configMap: { defaultMode: number } }[];
     assert.equal(volumes[0]?.configMap.defaultMode, 0o644);
   });
 
   test("a URL pod gets no toleration", async () => {
-    const [pod] = decodeStaticPods(await fixture("static-web.yaml"), urlOrigin);
+    const [pod] = tryDecodePodList(await fixture("static-web.yaml"), urlOrigin);
     assert.equal(pod?.spec?.tolerations, undefined);
     assert.equal(pod?.metadata.name, "static-web-node-a");
   });
@@ -74,7 +74,7 @@ describe("static pod defaults", () => {
   test("the generated UID is stable and depends on content, path and node", async () => {
     const data = await fixture("static-web.yaml");
     const uid = (origin: StaticPodOrigin, body: Buffer = data) =>
-      decodeStaticPod(body, origin).metadata.uid;
+      tryDecodeSinglePod(body, origin).metadata.uid;
     const first = uid(fileOrigin);
     assert.equal(uid(fileOrigin), first);
     assert.equal(uid({ ...fileOrigin }), first);
@@ -95,15 +95,15 @@ describe("static pod defaults", () => {
 
   test("a URL pod's UID depends on the URL but, as in the kubelet, not on the node", async () => {
     const data = await fixture("static-web.yaml");
-    const uid = (origin: StaticPodOrigin) => decodeStaticPods(data, origin)[0]?.metadata.uid;
+    const uid = (origin: StaticPodOrigin) => tryDecodePodList(data, origin)[0]?.metadata.uid;
     assert.equal(uid(urlOrigin), uid(urlOrigin));
     assert.notEqual(uid({ ...urlOrigin, location: "http://127.0.0.1:8080/other" }), uid(urlOrigin));
     assert.equal(uid({ ...urlOrigin, nodeName: "node-b" }), uid(urlOrigin));
-    assert.notEqual(uid(urlOrigin), decodeStaticPod(data, fileOrigin).metadata.uid);
+    assert.notEqual(uid(urlOrigin), tryDecodeSinglePod(data, fileOrigin).metadata.uid);
   });
 
   test("a given UID and namespace are kept; the hash annotation joins the others", () => {
-    const pod = decodeStaticPod(
+    const pod = tryDecodeSinglePod(
       bytes(
         podYaml(oneContainer, "name: web, namespace: kube-system, uid: abc, annotations: {a: b}"),
       ),
@@ -116,8 +116,10 @@ describe("static pod defaults", () => {
 
   test("the toleration is added once, replacing a matching one like AddOrUpdateTolerationInPod", () => {
     const withTolerations = (tolerations: string) =>
-      decodeStaticPod(bytes(`${podYaml(oneContainer)}  tolerations: ${tolerations}\n`), fileOrigin)
-        .spec?.tolerations;
+      tryDecodeSinglePod(
+        bytes(`${podYaml(oneContainer)}  tolerations: ${tolerations}\n`),
+        fileOrigin,
+      ).spec?.tolerations;
     const ours = { operator: "Exists", effect: "NoExecute" };
     assert.deepEqual(withTolerations("[{operator: Exists, effect: NoExecute}]"), [ours]);
     assert.deepEqual(
@@ -132,7 +134,7 @@ describe("static pod defaults", () => {
   });
 
   test("status from the manifest is kept with phase Pending", () => {
-    const pod = decodeStaticPod(
+    const pod = tryDecodeSinglePod(
       bytes(`${podYaml(oneContainer)}status: {phase: Running, reason: x}\n`),
       fileOrigin,
     );
@@ -143,7 +145,7 @@ describe("static pod defaults", () => {
 describe("manifest validation", () => {
   const invalid = (yaml: string | Buffer, expected: RegExp) => {
     const data = typeof yaml === "string" ? bytes(yaml) : yaml;
-    const err = decodeFailure(() => decodeStaticPod(data, fileOrigin));
+    const err = decodeFailure(() => tryDecodeSinglePod(data, fileOrigin));
     assert.match(err.message, expected);
   };
 
@@ -179,7 +181,7 @@ describe("manifest validation", () => {
     );
     // A dotted name is a valid subdomain.
     assert.equal(
-      decodeStaticPod(bytes(podYaml(oneContainer, "name: web.v1")), fileOrigin).metadata.name,
+      tryDecodeSinglePod(bytes(podYaml(oneContainer, "name: web.v1")), fileOrigin).metadata.name,
       "web.v1-node-a",
     );
   });
@@ -217,7 +219,10 @@ describe("manifest validation", () => {
 
   test("all field errors are reported together", () => {
     const err = decodeFailure(() =>
-      decodeStaticPod(bytes(podYaml("  - {name: App}\n", "name: web, namespace: A")), fileOrigin),
+      tryDecodeSinglePod(
+        bytes(podYaml("  - {name: App}\n", "name: web, namespace: A")),
+        fileOrigin,
+      ),
     );
     assert.match(
       err.message,
@@ -255,14 +260,13 @@ describe("manifest validation", () => {
       `${podYaml(oneContainer)}  tolerations: [x]\n`,
       /spec\.tolerations: must be a list of objects/,
     );
-    invalid("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nmetadata: {name: x}\n", /unique/);
   });
 
   test("nesting beyond 1000 levels is a decode error, never a stack overflow", () => {
     const nested = (levels: number) =>
       `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"},"spec":{"containers":[{"name":"app","image":"busybox"}],"x":${"[".repeat(levels)}${"]".repeat(levels)}}}`;
     // The pod object, spec and the innermost empty list: 1000 levels in all.
-    assert.equal(decodeStaticPod(bytes(nested(998)), fileOrigin).metadata.name, "web-node-a");
+    assert.equal(tryDecodeSinglePod(bytes(nested(998)), fileOrigin).metadata.name, "web-node-a");
     invalid(nested(999), /couldn't parse as pod \(nested deeper than 1000 levels\)/);
     invalid(nested(20_000), /couldn't parse as pod/);
     // YAML is refused while it is parsed: a megabyte of "[" once exhausted the heap.
@@ -273,14 +277,14 @@ describe("manifest validation", () => {
     const list = (levels: number) =>
       `{"apiVersion":"v1","kind":"PodList","items":[${nested(levels)}]}`;
     const err = decodeFailure(
-      () => decodeStaticPods(bytes(list(5000)), urlOrigin),
+      () => tryDecodePodList(bytes(list(5000)), urlOrigin),
       urlOrigin.location,
     );
     assert.match(err.message, /nested deeper than 1000 levels/);
   });
 
   test("JSON manifests are decoded too", () => {
-    const pod = decodeStaticPod(
+    const pod = tryDecodeSinglePod(
       bytes(
         '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"j"},"spec":{"containers":[{"name":"a","image":"b"}]}}',
       ),
@@ -292,7 +296,7 @@ describe("manifest validation", () => {
 
 describe("manifest URL bodies (Pod or PodList)", () => {
   test("a PodList: every item defaulted", async () => {
-    const pods = decodeStaticPods(await fixture("podlist.yaml"), urlOrigin);
+    const pods = tryDecodePodList(await fixture("podlist.yaml"), urlOrigin);
     assert.deepEqual(
       pods.map((p) => [p.metadata.name, p.metadata.namespace]),
       [
@@ -307,13 +311,13 @@ describe("manifest URL bodies (Pod or PodList)", () => {
 
   test("one invalid item rejects the whole list", async () => {
     const list = await fixture("podlist-invalid-item.yaml");
-    const listErr = decodeFailure(() => decodeStaticPods(list, urlOrigin), urlOrigin.location);
+    const listErr = decodeFailure(() => tryDecodePodList(list, urlOrigin), urlOrigin.location);
     assert.match(
       listErr.message,
       /invalid pod: items\[1\]\.spec\.containers\[0\]\.name: Required value/,
     );
     const notObject = decodeFailure(
-      () => decodeStaticPods(bytes("apiVersion: v1\nkind: PodList\nitems: [7]\n"), urlOrigin),
+      () => tryDecodePodList(bytes("apiVersion: v1\nkind: PodList\nitems: [7]\n"), urlOrigin),
       urlOrigin.location,
     );
     assert.match(notObject.message, /items\[0\]: must be an object/);
@@ -321,20 +325,20 @@ describe("manifest URL bodies (Pod or PodList)", () => {
 
   test("an empty PodList is no pods; a non-list kind is an error", () => {
     assert.deepEqual(
-      decodeStaticPods(bytes("apiVersion: v1\nkind: PodList\nitems: []\n"), urlOrigin),
+      tryDecodePodList(bytes("apiVersion: v1\nkind: PodList\nitems: []\n"), urlOrigin),
       [],
     );
     assert.deepEqual(
-      decodeStaticPods(bytes('{"apiVersion":"v1","kind":"PodList"}'), urlOrigin),
+      tryDecodePodList(bytes('{"apiVersion":"v1","kind":"PodList"}'), urlOrigin),
       [],
     );
     const err = decodeFailure(
-      () => decodeStaticPods(bytes("apiVersion: v1\nkind: ConfigMap\n"), urlOrigin),
+      () => tryDecodePodList(bytes("apiVersion: v1\nkind: ConfigMap\n"), urlOrigin),
       urlOrigin.location,
     );
     assert.match(err.message, /kind must be "Pod" or "PodList", got "ConfigMap"/);
     const garbage = decodeFailure(
-      () => decodeStaticPods(bytes("<html>"), urlOrigin),
+      () => tryDecodePodList(bytes("<html>"), urlOrigin),
       urlOrigin.location,
     );
     assert.match(garbage.message, /couldn't parse as single or multiple pods/);
@@ -343,7 +347,7 @@ describe("manifest URL bodies (Pod or PodList)", () => {
   test("messages show the display form of the location", () => {
     const err = decodeFailure(
       () =>
-        decodeStaticPods(bytes("x: 1\n"), {
+        tryDecodePodList(bytes("x: 1\n"), {
           ...urlOrigin,
           location: "http://user:secret@127.0.0.1/pods",
           display: "http://127.0.0.1/pods",

@@ -11,7 +11,7 @@ import { type Clock, type Logger, silentLogger, systemClock } from "../../core/d
 import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../../core/types.js";
 import { errorMessage } from "../error_message.js";
 import { type SourceErrorReason, SourceHealth } from "../health.js";
-import { decodeStaticPod } from "../manifest/decode.js";
+import { decodeStaticPod } from "../manifest/decoder.js";
 import { ManifestError } from "../manifest/error.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
@@ -212,7 +212,7 @@ export class FileSource implements PodSource {
       return null;
     }
     try {
-      const pod = decodeStaticPod(data, {
+      const pod = await decodeStaticPod(data, {
         source: "file",
         location: path,
         nodeName: this.nodeName,

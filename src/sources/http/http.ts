@@ -7,7 +7,7 @@ import { errorMessage } from "../error_message.js";
 import { FsDeadline } from "../file/deadline.js";
 import { readManifestBytes } from "../file/manifest_file.js";
 import { SourceHealth } from "../health.js";
-import { decodeStaticPods } from "../manifest/decode.js";
+import { decodeStaticPods } from "../manifest/decoder.js";
 import { ManifestError } from "../manifest/error.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
@@ -189,7 +189,7 @@ export class HTTPSource implements PodSource {
     this.lastData = data;
     let pods: Pod[];
     try {
-      pods = decodeStaticPods(data, {
+      pods = await decodeStaticPods(data, {
         source: "http",
         location: this.url,
         display: this.display,

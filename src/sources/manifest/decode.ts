@@ -91,8 +91,9 @@ function toStaticPod(item: unknown, origin: StaticPodOrigin, path: string): Pod 
 /**
  * A static pod file: exactly one Pod (YAML or JSON). Throws ManifestError (`decode`) naming
  * the file for anything else, for a pod that fails validation, or for unparseable bytes.
+ * Synchronous and CPU-bound (linear in the input): the sources call it through decoder.ts.
  */
-export function decodeStaticPod(data: Uint8Array, origin: StaticPodOrigin): Pod {
+export function tryDecodeSinglePod(data: Uint8Array, origin: StaticPodOrigin): Pod {
   return decoding(origin, () => {
     const value = parse(data, origin, "pod");
     if (value.kind !== "Pod")
@@ -103,9 +104,10 @@ export function decodeStaticPod(data: Uint8Array, origin: StaticPodOrigin): Pod 
 
 /**
  * A manifest URL body: a single Pod or a PodList. Every item is defaulted and validated; one
- * invalid item rejects the whole list (the kubelet sends nothing for it).
+ * invalid item rejects the whole list (the kubelet sends nothing for it). Synchronous, as
+ * tryDecodeSinglePod.
  */
-export function decodeStaticPods(data: Uint8Array, origin: StaticPodOrigin): Pod[] {
+export function tryDecodePodList(data: Uint8Array, origin: StaticPodOrigin): Pod[] {
   return decoding(origin, () => {
     const value = parse(data, origin, "single or multiple pods");
     if (value.kind === "Pod") return [toStaticPod(value, origin, "")];

@@ -1,8 +1,10 @@
-// Bytes -> plain JSON-like value, the way the kubelet's utilyaml.ToJSON (sigs.k8s.io/yaml over
-// go-yaml v2) reads a manifest or a KubeletConfiguration: YAML 1.1, JSON being a subset.
+// Bytes -> plain JSON-like value, the way the kubelet's utilyaml.ToJSON reads a manifest or a
+// KubeletConfiguration: input that starts with "{" is JSON and only JSON; anything else is YAML
+// 1.1 (sigs.k8s.io/yaml over go-yaml v2). Both paths are linear in the input.
 import { Composer, Lexer, LineCounter, Parser, type Tags } from "yaml";
+import { JsonSyntaxError, parseJson } from "./json.js";
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Like go-yaml's limit on nesting (10000 there), smaller: the yaml parser spends memory and time
@@ -12,6 +14,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  */
 const MaxDepth = 1000;
 const tooDeep = `nested deeper than ${MaxDepth} levels`;
+
+/** apimachinery's hasJSONPrefix: "{" after Go's unicode.IsSpace (which, unlike \s, has no BOM). */
+const jsonPrefix = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*\{/;
 
 /**
  * go-yaml v2 resolves YAML 1.1 booleans (yes/on) and octals (0644, common in `defaultMode`),
@@ -28,6 +33,9 @@ function goYamlTags(tags: Tags): Tags {
  * Parses JSON or YAML. Like go-yaml, only the first YAML document counts. An empty document is
  * `null`. Throws an Error with a one-line message on invalid UTF-8 or syntax, or on input nested
  * deeper than MaxDepth (a YAML anchor that contains its own alias is infinitely deep).
+ *
+ * A key given twice keeps the last value in YAML (go-yaml v2 into a map, then JSON) and is
+ * decoded into the first value in JSON (Go's encoding/json into the typed Pod): see json.ts.
  */
 export function parseYamlOrJson(data: Uint8Array): unknown {
   let text: string;
@@ -36,20 +44,23 @@ export function parseYamlOrJson(data: Uint8Array): unknown {
   } catch {
     throw new Error("not valid UTF-8");
   }
-  const value = parse(text);
+  // JSON only: a syntax error is final, as in the kubelet (never handed to the YAML parser).
+  if (jsonPrefix.test(text)) return parseJsonDocument(text);
+  const value = parseYaml(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   if (nestedDeeperThan(value, MaxDepth)) throw new Error(tooDeep);
   return value;
 }
 
-function parse(text: string): unknown {
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      // Not strict JSON: YAML flow syntax may still read it, as it does for the kubelet.
-    }
+function parseJsonDocument(text: string): unknown {
+  try {
+    return parseJson(text, MaxDepth, tooDeep);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw new Error(err.message);
+    throw err;
   }
+}
+
+function parseYaml(text: string): unknown {
   const lines = new LineCounter();
   const parser = new Parser(lines.addNewLine);
   // parseAllDocuments, driven one token at a time so that nesting is refused as it grows.
@@ -61,7 +72,9 @@ function parse(text: string): unknown {
     }
     yield* parser.end();
   }
-  const composer = new Composer({ version: "1.1", customTags: goYamlTags });
+  // uniqueKeys: false. The yaml package compares each new key with every earlier one of its map
+  // (40,000 annotations took 30 s); go-yaml v2, the kubelet's, keeps the last value of a key.
+  const composer = new Composer({ version: "1.1", customTags: goYamlTags, uniqueKeys: false });
   const [doc] = composer.compose(tokens());
   if (!doc) return null;
   const [error] = doc.errors;

@@ -1,0 +1,14 @@
+// The messages between decoder.ts and the decoding thread (worker.ts).
+import type { Pod } from "../../core/types.js";
+import type { StaticPodOrigin } from "./defaults.js";
+
+/** `pod`: a static pod file (tryDecodeSinglePod); `pods`: a manifest URL body (tryDecodePodList). */
+export interface DecodeRequest {
+  id: number;
+  kind: "pod" | "pods";
+  data: Uint8Array;
+  origin: StaticPodOrigin;
+}
+
+/** The decoded pods, or the detail of the decode error (the location is added by the caller). */
+export type DecodeReply = { id: number; pods: Pod[] } | { id: number; error: string };

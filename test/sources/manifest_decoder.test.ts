@@ -1,0 +1,213 @@
+// Decoding a manifest never freezes the process (issue #12 item 1): linear in the input, off the
+// event loop, within a deadline and a heap limit; and keys given twice as the kubelet reads them.
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
+import {
+  decodeStaticPod,
+  decodeStaticPods,
+  ManifestDecoder,
+} from "../../src/sources/manifest/decoder.js";
+import type { StaticPodOrigin } from "../../src/sources/manifest/defaults.js";
+import { ManifestError } from "../../src/sources/manifest/error.js";
+
+const origin: StaticPodOrigin = {
+  source: "file",
+  location: "/etc/kubernetes/manifests/big.yaml",
+  nodeName: "node-a",
+};
+const bytes = (text: string) => Buffer.from(text);
+
+/** The issue's manifest: a valid pod with 40,000 annotations, about 850 KB of YAML. */
+function manyAnnotationsYaml(count = 40_000): string {
+  const lines = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: big", "  annotations:"];
+  for (let i = 0; i < count; i++) lines.push(`    a${i}: val-${i}`);
+  lines.push("spec:", "  containers:", "  - {name: app, image: busybox}", "");
+  return lines.join("\n");
+}
+
+/** The same pod as JSON with one syntax error at the very end. */
+function brokenJson(count = 40_000): string {
+  const annotations = Object.fromEntries(Array.from({ length: count }, (_, i) => [`a${i}`, "v"]));
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "big", annotations },
+    spec: { containers: [{ name: "app", image: "busybox" }] },
+  };
+  return `${JSON.stringify(pod).slice(0, -1)},}`;
+}
+
+async function decodeFailure(promise: Promise<unknown>): Promise<ManifestError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof ManifestError, `not a ManifestError: ${err}`);
+    assert.equal(err.reason, "decode");
+    return err;
+  }
+  assert.fail("expected a decode error");
+}
+
+describe("manifest decoding keeps the event loop free", () => {
+  let server: Server;
+  let probe: string;
+  before(async () => {
+    server = createServer((_req, res) => res.end("ok"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    probe = `http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /**
+   * Requests a real HTTP server on this process's event loop until `decoding` settles; returns
+   * how many were answered before it did. A decode that blocks the loop answers none.
+   */
+  async function servedWhile(decoding: Promise<unknown>): Promise<number> {
+    let settled = false;
+    const done = decoding.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    let served = 0;
+    while (!settled) {
+      const res = await fetch(probe);
+      assert.equal(await res.text(), "ok");
+      if (!settled) served++;
+    }
+    await done;
+    return served;
+  }
+
+  test("40,000 annotations: decoded, with HTTP requests served meanwhile", async () => {
+    const data = bytes(manyAnnotationsYaml());
+    assert.ok(data.byteLength > 700_000, `${data.byteLength}`);
+    const decoding = decodeStaticPod(data, origin);
+    assert.ok((await servedWhile(decoding)) > 0, "no request was served while decoding");
+    const pod = await decoding;
+    assert.equal(Object.keys(pod.metadata.annotations ?? {}).length, 40_001);
+    assert.equal(pod.metadata.annotations?.a39999, "val-39999");
+  });
+
+  test("the broken-JSON variant: a JSON decode error, never handed to the YAML parser", async () => {
+    const decoding = decodeStaticPods(bytes(brokenJson()), {
+      ...origin,
+      source: "http",
+      location: "http://127.0.0.1/pods",
+    });
+    const err = await decodeFailure(decoding);
+    assert.match(
+      err.message,
+      /^http:\/\/127\.0\.0\.1\/pods: couldn't parse as single or multiple pods \(invalid character "}" looking for beginning of object key string at offset \d+\)$/,
+    );
+  });
+});
+
+describe("the decoding thread's bounds", () => {
+  const small = bytes(
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: app, image: busybox}]}\n",
+  );
+
+  test("a decode over the deadline is a decode error of that manifest; the next one decodes", async () => {
+    const decoder = new ManifestDecoder({ deadlineMs: 1 });
+    try {
+      const err = await decodeFailure(
+        decoder.decodeStaticPod(bytes(manyAnnotationsYaml()), origin),
+      );
+      assert.match(err.message, /couldn't decode \(decoding took longer than 0\.001 s\)/);
+    } finally {
+      await decoder.close();
+    }
+    const patient = new ManifestDecoder();
+    try {
+      const failing = patient.decodeStaticPod(bytes("kind: ["), origin);
+      const next = patient.decodeStaticPod(small, origin);
+      await decodeFailure(failing);
+      assert.equal((await next).metadata.name, "web-node-a");
+    } finally {
+      await patient.close();
+    }
+  });
+
+  test("a manifest that exhausts the thread's heap is a decode error; the thread is replaced", async () => {
+    const decoder = new ManifestDecoder({ maxHeapMb: 8 });
+    try {
+      const err = await decodeFailure(
+        decoder.decodeStaticPod(bytes(manyAnnotationsYaml(200_000)), origin),
+      );
+      assert.match(err.message, /couldn't decode \(decoding thread (failed|exited)/);
+    } finally {
+      await decoder.close();
+    }
+  });
+
+  test("close fails what is queued", async () => {
+    const decoder = new ManifestDecoder();
+    const pending = decodeFailure(decoder.decodeStaticPod(small, origin));
+    await decoder.close();
+    const err = await pending;
+    assert.match(err.message, /decoder closed/);
+  });
+});
+
+describe("JSON and YAML as the kubelet's decoder reads them", () => {
+  const decode = (text: string) => tryDecodeSinglePod(bytes(text), origin);
+
+  test("input starting with { is JSON only: a syntax error is final, never read as YAML", () => {
+    // Valid YAML flow syntax, invalid JSON: apimachinery's ToJSON hands it to the JSON decoder.
+    assert.throws(
+      () =>
+        decode(
+          '{"apiVersion": "v1", kind: Pod, metadata: {name: web}, spec: {containers: [{name: app, image: busybox}]}}',
+        ),
+      /couldn't parse as pod \(invalid character "k" looking for beginning of object key string at offset 21\)/,
+    );
+    assert.throws(() => decode("  \n{"), /unexpected end of JSON input/);
+    assert.throws(() => decode('{"a": 01}'), /invalid character "1" after object key:value pair/);
+    // A list or a scalar is not JSON-prefixed: YAML reads it, and it is not a pod.
+    assert.throws(() => decode("[1, 2,]"), /not an object/);
+  });
+
+  test("a key given twice in YAML keeps the last value (go-yaml v2, not strict)", () => {
+    const pod = decode(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: first, labels: {a: '1'}}\nmetadata: {name: web}\nspec: {containers: [{name: app, image: busybox}]}\n",
+    );
+    assert.equal(pod.metadata.name, "web-node-a");
+    assert.equal(pod.metadata.labels, undefined);
+  });
+
+  test("a key given twice in JSON is decoded into the first, as Go's decoder into the typed Pod", () => {
+    const pod = decode(
+      JSON.stringify({ apiVersion: "v1", kind: "Pod" }).slice(0, -1) +
+        ',"metadata":{"name":"web","labels":{"a":"1"}},"metadata":{"labels":{"b":"2"}}' +
+        ',"spec":{"containers":[{"name":"app","image":"busybox"},{"name":"b","image":"x"}]}' +
+        ',"spec":{"containers":[{"image":"nginx"}]}}',
+    );
+    assert.equal(pod.metadata.name, "web-node-a");
+    assert.deepEqual(pod.metadata.labels, { a: "1", b: "2" });
+    const containers = pod.spec?.containers as { name: string; image: string }[];
+    assert.deepEqual(
+      containers.map((c) => [c.name, c.image]),
+      [["app", "nginx"]],
+    );
+  });
+
+  test("keys named like object members stay data through the thread", async () => {
+    const pod = await decodeStaticPod(
+      bytes(
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"__proto__":"x","constructor":"y"}},"spec":{"containers":[{"name":"app","image":"busybox"}]}}',
+      ),
+      origin,
+    );
+    const labels = pod.metadata.labels ?? {};
+    assert.deepEqual(Object.keys(labels), ["__proto__", "constructor"]);
+    assert.equal(Object.getPrototypeOf(labels), Object.prototype);
+    assert.equal(Object.getOwnPropertyDescriptor(labels, "__proto__")?.value, "x");
+  });
+});
