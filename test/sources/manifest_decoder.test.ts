@@ -20,9 +20,12 @@ const origin: StaticPodOrigin = {
 };
 const bytes = (text: string) => Buffer.from(text);
 
-/** The issue's manifest: a valid pod with 40,000 annotations, about 850 KB of YAML. */
-function manyAnnotationsYaml(count = 40_000): string {
-  const lines = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: big", "  annotations:"];
+/**
+ * The issue's manifest: a pod with 40,000 annotations, about 850 KB of YAML (over the API's
+ * 256 KiB for all annotations: the kubelet's validation refuses it). With `labels`, a valid pod.
+ */
+function manyAnnotationsYaml(count = 40_000, field = "annotations"): string {
+  const lines = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: big", `  ${field}:`];
   for (let i = 0; i < count; i++) lines.push(`    a${i}: val-${i}`);
   lines.push("spec:", "  containers:", "  - {name: app, image: busybox}", "");
   return lines.join("\n");
@@ -85,14 +88,21 @@ describe("manifest decoding keeps the event loop free", () => {
     return served;
   }
 
-  test("40,000 annotations: decoded, with HTTP requests served meanwhile", async () => {
+  test("40,000 annotations: a decode error (too long), with HTTP requests served meanwhile", async () => {
     const data = bytes(manyAnnotationsYaml());
     assert.ok(data.byteLength > 700_000, `${data.byteLength}`);
     const decoding = decodeStaticPod(data, origin);
     assert.ok((await servedWhile(decoding)) > 0, "no request was served while decoding");
+    const err = await decodeFailure(decoding);
+    assert.match(err.message, /metadata\.annotations: Too long: must have at most 262144 bytes$/);
+  });
+
+  test("40,000 labels: decoded, with HTTP requests served meanwhile", async () => {
+    const decoding = decodeStaticPod(bytes(manyAnnotationsYaml(40_000, "labels")), origin);
+    assert.ok((await servedWhile(decoding)) > 0, "no request was served while decoding");
     const pod = await decoding;
-    assert.equal(Object.keys(pod.metadata.annotations ?? {}).length, 40_001);
-    assert.equal(pod.metadata.annotations?.a39999, "val-39999");
+    assert.equal(Object.keys(pod.metadata.labels ?? {}).length, 40_000);
+    assert.equal(pod.metadata.labels?.a39999, "val-39999");
   });
 
   test("the broken-JSON variant: a JSON decode error, never handed to the YAML parser", async () => {
@@ -174,6 +184,11 @@ describe("JSON and YAML as the kubelet's decoder reads them", () => {
     assert.throws(() => decode("[1, 2,]"), /not an object/);
   });
 
+  test("a mapping or a sequence as a YAML key is a decode error, as go-yaml's invalid map key", () => {
+    assert.throws(() => decode("? [a]\n: 1\n"), /couldn't parse as pod \(invalid map key/);
+    assert.throws(() => decode("a: &x {b: 1}\n? *x\n: 2\n"), /invalid map key/);
+  });
+
   test("a key given twice in YAML keeps the last value (go-yaml v2, not strict)", () => {
     const pod = decode(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: first, labels: {a: '1'}}\nmetadata: {name: web}\nspec: {containers: [{name: app, image: busybox}]}\n",
@@ -198,16 +213,23 @@ describe("JSON and YAML as the kubelet's decoder reads them", () => {
     );
   });
 
-  test("keys named like object members stay data through the thread", async () => {
+  test("keys named like object members stay data through the defaults and the thread", async () => {
+    // "__proto__" is no valid label key (the kubelet refuses it); a resource name is not checked.
     const pod = await decodeStaticPod(
       bytes(
-        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"__proto__":"x","constructor":"y"}},"spec":{"containers":[{"name":"app","image":"busybox"}]}}',
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"constructor":"y","toString":"z"}},' +
+          '"spec":{"containers":[{"name":"app","image":"busybox","resources":{"limits":{"__proto__":"1","cpu":"1"}}}]}}',
       ),
       origin,
     );
     const labels = pod.metadata.labels ?? {};
-    assert.deepEqual(Object.keys(labels), ["__proto__", "constructor"]);
-    assert.equal(Object.getPrototypeOf(labels), Object.prototype);
-    assert.equal(Object.getOwnPropertyDescriptor(labels, "__proto__")?.value, "x");
+    assert.deepEqual(Object.keys(labels), ["constructor", "toString"]);
+    const containers = (pod.spec?.containers ?? []) as { resources: Record<string, object> }[];
+    const resources = containers[0]?.resources;
+    for (const list of [resources?.limits, resources?.requests]) {
+      assert.deepEqual(Object.keys(list ?? {}), ["__proto__", "cpu"]);
+      assert.equal(Object.getPrototypeOf(list), Object.prototype);
+      assert.equal(Object.getOwnPropertyDescriptor(list, "__proto__")?.value, "1");
+    }
   });
 });

@@ -3,6 +3,7 @@
 import type { Pod } from "../../core/types.js";
 import { errorMessage } from "../error_message.js";
 import { isObject, type JsonObject } from "../json_object.js";
+import { setObjectDefaultsPod } from "./api_defaults.js";
 import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
 import { parseYamlOrJson } from "./parse.js";
@@ -66,6 +67,17 @@ function shapeError(item: JsonObject): string | null {
 }
 
 /**
+ * The v1 -> internal -> v1 round trip of the kubelet's decode: the deprecated `serviceAccount`
+ * names the account when `serviceAccountName` does not, and comes back equal to it.
+ */
+function convertServiceAccount(spec: JsonObject): void {
+  const name = spec.serviceAccountName || spec.serviceAccount;
+  if (typeof name !== "string" || name === "") return;
+  spec.serviceAccountName = name;
+  spec.serviceAccount = name;
+}
+
+/**
  * One pod object (a manifest, or a PodList item) -> a defaulted, validated Pod. `path` prefixes
  * field errors: "" for a manifest, "items[i]." for a list item.
  */
@@ -81,6 +93,9 @@ function toStaticPod(item: unknown, origin: StaticPodOrigin, path: string): Pod 
   const pod: Pod = { ...rest, apiVersion: "v1", kind: "Pod", metadata: meta };
   if (isObject(spec)) pod.spec = spec;
   if (isObject(status)) pod.status = status;
+  // The legacy codec's decode: the API's defaults, and the v1 -> internal conversion.
+  setObjectDefaultsPod(pod);
+  convertServiceAccount(pod.spec as JsonObject);
   applyDefaults(pod, origin);
   const errors = validatePod(pod);
   if (errors.length > 0)

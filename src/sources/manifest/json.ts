@@ -27,7 +27,7 @@ function decodeInto(previous: unknown, next: unknown): unknown {
 }
 
 /** Sets `key` as an own data property, whatever its name ("__proto__" included). */
-function setData(object: JsonObject, key: string, value: unknown): void {
+export function setData(object: JsonObject, key: string, value: unknown): void {
   if (key === "__proto__")
     Object.defineProperty(object, key, {
       value,

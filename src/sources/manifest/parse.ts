@@ -1,7 +1,17 @@
 // Bytes -> plain JSON-like value, the way the kubelet's utilyaml.ToJSON reads a manifest or a
 // KubeletConfiguration: input that starts with "{" is JSON and only JSON; anything else is YAML
 // 1.1 (sigs.k8s.io/yaml over go-yaml v2). Both paths are linear in the input.
-import { Composer, Lexer, LineCounter, Parser, type Tags } from "yaml";
+import {
+  Composer,
+  type Document,
+  isAlias,
+  isCollection,
+  Lexer,
+  LineCounter,
+  Parser,
+  type Tags,
+  visit,
+} from "yaml";
 import { JsonSyntaxError, parseJson } from "./json.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -82,7 +92,22 @@ function parseYaml(text: string): unknown {
     const { line, col } = lines.linePos(error.pos[0]);
     throw new Error(`${firstLine(error.message)} at line ${line}, column ${col}`);
   }
+  if (hasCollectionKey(doc)) throw new Error("invalid map key: a mapping or a sequence");
   return doc.toJS({ maxAliasCount: 100 });
+}
+
+/** go-yaml v2 refuses a mapping or a sequence as a map key ("invalid map key"). */
+function hasCollectionKey(doc: Document.Parsed): boolean {
+  let found = false;
+  visit(doc, {
+    Pair(_, pair) {
+      const key = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
+      if (!isCollection(key)) return undefined;
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 function nestedDeeperThan(value: unknown, levels: number): boolean {

@@ -1,91 +1,49 @@
-// The part of the apiserver's ValidatePod that a static pod manifest can get wrong in practice,
-// with the kubelet's field-error wording ("spec.containers[0].name: Required value").
+// ValidatePodCreate (pkg/apis/core/validation/validation.go, 1.32) for a static pod, after the
+// API and static pod defaults: the object meta here, the spec in validation_spec.ts. Field
+// errors use the apiserver's wording ("spec.containers[0].name: Required value").
 import type { Pod } from "../../core/types.js";
-import { isObject } from "../json_object.js";
+import { isObject, type JsonObject } from "../json_object.js";
+import { dnsLabel, dnsSubdomain, labelValue, qualifiedName, required, tooLong } from "./field.js";
+import { validatePodSpec } from "./validation_spec.js";
 
-const dns1123LabelPattern = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const dns1123Label = new RegExp(`^${dns1123LabelPattern}$`);
-const dns1123Subdomain = new RegExp(`^${dns1123LabelPattern}(\\.${dns1123LabelPattern})*$`);
-const dns1123LabelMaxLength = 63;
-const dns1123SubdomainMaxLength = 253;
+/** apimachinery's TotalAnnotationSizeLimitB: 256 KiB over every key and value. */
+const TotalAnnotationSizeLimit = 256 * 1024;
 
-const labelHelp =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " +
-  "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')";
-const subdomainHelp =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
-  "and must start and end with an alphanumeric character (e.g. 'example.com')";
-
-function invalid(path: string, value: unknown, detail: string): string {
-  return `${path}: Invalid value: ${JSON.stringify(value)}: ${detail}`;
-}
-
-function required(path: string): string {
-  return `${path}: Required value`;
-}
-
-function validateName(path: string, value: string, subdomain: boolean): string[] {
-  if (subdomain) {
-    if (value.length > dns1123SubdomainMaxLength)
-      return [invalid(path, value, `must be no more than ${dns1123SubdomainMaxLength} characters`)];
-    return dns1123Subdomain.test(value) ? [] : [invalid(path, value, subdomainHelp)];
-  }
-  if (value.length > dns1123LabelMaxLength)
-    return [invalid(path, value, `must be no more than ${dns1123LabelMaxLength} characters`)];
-  return dns1123Label.test(value) ? [] : [invalid(path, value, labelHelp)];
-}
-
-/**
- * Containers and init containers: names required, DNS labels, unique across both lists (as the
- * apiserver checks init container names against the app containers); image required.
- */
-function validateContainers(spec: Record<string, unknown>): string[] {
+/** ValidateLabels: qualified-name keys, label values. */
+function validateLabels(labels: unknown, path: string): string[] {
+  if (!isObject(labels)) return [];
   const errors: string[] = [];
-  const names = new Set<string>();
-  for (const field of ["containers", "initContainers"] as const) {
-    const list = spec[field];
-    const path = `spec.${field}`;
-    if (list === undefined || list === null) {
-      if (field === "containers") errors.push(required(path));
-      continue;
-    }
-    if (!Array.isArray(list)) {
-      errors.push(`${path}: Invalid value: must be a list`);
-      continue;
-    }
-    if (field === "containers" && list.length === 0) errors.push(required(path));
-    list.forEach((container: unknown, i) => {
-      const at = `${path}[${i}]`;
-      if (!isObject(container)) {
-        errors.push(`${at}: Invalid value: must be an object`);
-        return;
-      }
-      const name = container.name;
-      if (name === undefined || name === null || name === "") {
-        errors.push(required(`${at}.name`));
-      } else if (typeof name !== "string") {
-        errors.push(`${at}.name: Invalid value: must be a string`);
-      } else {
-        errors.push(...validateName(`${at}.name`, name, false));
-        if (names.has(name)) errors.push(`${at}.name: Duplicate value: ${JSON.stringify(name)}`);
-        names.add(name);
-      }
-      if (typeof container.image !== "string" || container.image === "")
-        errors.push(required(`${at}.image`));
-    });
+  for (const [key, value] of Object.entries(labels)) {
+    errors.push(...qualifiedName(path, key));
+    errors.push(...labelValue(path, String(value)));
   }
   return errors;
 }
 
-/** Validates a pod after the static pod defaults; returns field errors, empty when valid. */
+/** ValidateAnnotations: qualified-name keys (checked lowercased), total size at most 256 KiB. */
+function validateAnnotations(annotations: unknown, path: string): string[] {
+  if (!isObject(annotations)) return [];
+  const errors: string[] = [];
+  let size = 0;
+  for (const [key, value] of Object.entries(annotations)) {
+    errors.push(...qualifiedName(path, key.toLowerCase()));
+    size += Buffer.byteLength(key) + Buffer.byteLength(String(value));
+  }
+  if (size > TotalAnnotationSizeLimit) errors.push(tooLong(path, TotalAnnotationSizeLimit));
+  return errors;
+}
+
+/** Validates a pod after the defaults; returns field errors, empty when valid. */
 export function validatePod(pod: Pod): string[] {
   const errors: string[] = [];
-  const { name, namespace } = pod.metadata;
+  const { name, namespace, labels, annotations } = pod.metadata;
   if (!name) errors.push(required("metadata.name"));
-  else errors.push(...validateName("metadata.name", name, true));
+  else errors.push(...dnsSubdomain("metadata.name", name));
   if (!namespace) errors.push(required("metadata.namespace"));
-  else errors.push(...validateName("metadata.namespace", namespace, false));
+  else errors.push(...dnsLabel("metadata.namespace", namespace));
+  errors.push(...validateLabels(labels, "metadata.labels"));
+  errors.push(...validateAnnotations(annotations, "metadata.annotations"));
   if (!isObject(pod.spec)) errors.push(required("spec"));
-  else errors.push(...validateContainers(pod.spec));
+  else errors.push(...validatePodSpec(pod.spec as JsonObject));
   return errors;
 }

@@ -1,0 +1,202 @@
+// The API's defaults for a v1 Pod, as the kubelet's decoder applies them to a static pod before
+// anything else sees it: SetObjectDefaults_Pod (pkg/apis/core/v1/zz_generated.defaults.go) and
+// the SetDefaults_* functions it calls (defaults.go), Kubernetes 1.32 with its default feature
+// gates (the alpha PodLevelResources and ImageVolume defaults are off). In place, on the JSON
+// wire form: a Go zero value (absent, null, "" or 0 for a non-pointer field) gets the default,
+// as a nil pointer (absent or null) does.
+import type { Pod } from "../../core/types.js";
+import { isObject, type JsonObject } from "../json_object.js";
+import { imageTag } from "./image.js";
+import { setData } from "./json.js";
+
+type Defaults = (object: JsonObject) => void;
+
+const isUnset = (value: unknown): boolean => value === undefined || value === null;
+const isZero = (value: unknown): boolean => isUnset(value) || value === "" || value === 0;
+
+/** Sets `field` to `value` where Go would see a zero string or number (non-pointer field). */
+function defaultZero(object: JsonObject, field: string, value: unknown): void {
+  if (isZero(object[field])) object[field] = value;
+}
+
+/** Sets `field` to `value` where Go would see a nil pointer. */
+function defaultNil(object: JsonObject, field: string, value: unknown): void {
+  if (isUnset(object[field])) object[field] = value;
+}
+
+/** Applies `defaults` to `object[field]` when it is an object (a non-nil pointer or a struct). */
+function within(object: JsonObject, field: string, defaults: Defaults): void {
+  const value = object[field];
+  if (isObject(value)) defaults(value);
+}
+
+/** Applies `defaults` to every object of the list `object[field]`. */
+function eachOf(object: JsonObject, field: string, defaults: Defaults): void {
+  const list = object[field];
+  if (!Array.isArray(list)) return;
+  for (const item of list) if (isObject(item)) defaults(item);
+}
+
+/** v1.SecretVolumeSourceDefaultMode and its siblings: 0644. */
+const DefaultMode = 0o644;
+
+const objectFieldSelector: Defaults = (ref) => defaultZero(ref, "apiVersion", "v1");
+const downwardAPIItems: Defaults = (source) =>
+  eachOf(source, "items", (item) => within(item, "fieldRef", objectFieldSelector));
+
+/** The fields of v1.VolumeSource in 1.32: all pointers; a volume with none is an emptyDir. */
+export const volumeSourceFields = [
+  "hostPath",
+  "emptyDir",
+  "gcePersistentDisk",
+  "awsElasticBlockStore",
+  "gitRepo",
+  "secret",
+  "nfs",
+  "iscsi",
+  "glusterfs",
+  "persistentVolumeClaim",
+  "rbd",
+  "flexVolume",
+  "cinder",
+  "cephfs",
+  "flocker",
+  "downwardAPI",
+  "fc",
+  "azureFile",
+  "configMap",
+  "vsphereVolume",
+  "quobyte",
+  "azureDisk",
+  "photonPersistentDisk",
+  "projected",
+  "portworxVolume",
+  "scaleIO",
+  "storageos",
+  "csi",
+  "ephemeral",
+  "image",
+] as const;
+
+/** SetDefaults_Volume and the defaults of each volume source (SetObjectDefaults_Pod's order). */
+const volume: Defaults = (v) => {
+  if (volumeSourceFields.every((field) => isUnset(v[field]))) v.emptyDir = {};
+  within(v, "hostPath", (s) => defaultNil(s, "type", "")); // HostPathUnset
+  within(v, "secret", (s) => defaultNil(s, "defaultMode", DefaultMode));
+  within(v, "iscsi", (s) => defaultZero(s, "iscsiInterface", "default"));
+  within(v, "rbd", (s) => {
+    defaultZero(s, "pool", "rbd");
+    defaultZero(s, "user", "admin");
+    defaultZero(s, "keyring", "/etc/ceph/keyring");
+  });
+  within(v, "downwardAPI", (s) => {
+    defaultNil(s, "defaultMode", DefaultMode);
+    downwardAPIItems(s);
+  });
+  within(v, "configMap", (s) => defaultNil(s, "defaultMode", DefaultMode));
+  within(v, "azureDisk", (s) => {
+    defaultNil(s, "cachingMode", "ReadWrite");
+    defaultNil(s, "fsType", "ext4");
+    defaultNil(s, "readOnly", false);
+    defaultNil(s, "kind", "Shared");
+  });
+  within(v, "projected", (s) => {
+    defaultNil(s, "defaultMode", DefaultMode);
+    eachOf(s, "sources", (projection) => {
+      within(projection, "downwardAPI", downwardAPIItems);
+      within(projection, "serviceAccountToken", (t) => defaultNil(t, "expirationSeconds", 3600));
+    });
+  });
+  within(v, "scaleIO", (s) => {
+    defaultZero(s, "storageMode", "ThinProvisioned");
+    defaultZero(s, "fsType", "xfs");
+  });
+  within(v, "ephemeral", (e) =>
+    within(e, "volumeClaimTemplate", (t) =>
+      within(t, "spec", (spec) => defaultNil(spec, "volumeMode", "Filesystem")),
+    ),
+  );
+};
+
+/** SetDefaults_HTTPGetAction. */
+const httpGet: Defaults = (action) => {
+  defaultZero(action, "path", "/");
+  defaultZero(action, "scheme", "HTTP");
+};
+
+/** SetDefaults_Probe, its HTTPGetAction and GRPCAction.service (declared `+default=""`). */
+const probe: Defaults = (p) => {
+  defaultZero(p, "timeoutSeconds", 1);
+  defaultZero(p, "periodSeconds", 10);
+  defaultZero(p, "successThreshold", 1);
+  defaultZero(p, "failureThreshold", 3);
+  within(p, "httpGet", httpGet);
+  within(p, "grpc", (g) => defaultNil(g, "service", ""));
+};
+
+/** SetDefaults_Container, then its ports, env, probes and lifecycle handlers. */
+const container: Defaults = (c) => {
+  if (isZero(c.imagePullPolicy))
+    c.imagePullPolicy =
+      imageTag(typeof c.image === "string" ? c.image : "") === "latest" ? "Always" : "IfNotPresent";
+  defaultZero(c, "terminationMessagePath", "/dev/termination-log");
+  defaultZero(c, "terminationMessagePolicy", "File");
+  eachOf(c, "ports", (port) => defaultZero(port, "protocol", "TCP"));
+  eachOf(c, "env", (env) =>
+    within(env, "valueFrom", (from) => within(from, "fieldRef", objectFieldSelector)),
+  );
+  for (const field of ["livenessProbe", "readinessProbe", "startupProbe"]) within(c, field, probe);
+  within(c, "lifecycle", (lifecycle) => {
+    within(lifecycle, "postStart", (h) => within(h, "httpGet", httpGet));
+    within(lifecycle, "preStop", (h) => within(h, "httpGet", httpGet));
+  });
+};
+
+/** SetDefaults_Pod's part for one container list: requests default to limits. */
+function requestsFromLimits(containers: unknown): void {
+  if (!Array.isArray(containers)) return;
+  for (const c of containers) {
+    if (!isObject(c) || !isObject(c.resources) || !isObject(c.resources.limits)) continue;
+    const { resources } = c;
+    const limits = resources.limits as JsonObject;
+    if (!isObject(resources.requests)) resources.requests = {};
+    const requests = resources.requests as JsonObject;
+    for (const key of Object.keys(limits))
+      if (!Object.hasOwn(requests, key)) setData(requests, key, limits[key]);
+  }
+}
+
+/** defaultHostNetworkPorts: with host networking a port's hostPort defaults to its containerPort. */
+function hostNetworkPorts(containers: unknown): void {
+  if (!Array.isArray(containers)) return;
+  for (const c of containers)
+    if (isObject(c))
+      eachOf(c, "ports", (port) => {
+        // Go copies a zero containerPort as well: nothing changes then.
+        if (!isZero(port.containerPort)) defaultZero(port, "hostPort", port.containerPort);
+      });
+}
+
+/** SetObjectDefaults_Pod: `pod.spec` is created when absent (a Go struct always exists). */
+export function setObjectDefaultsPod(pod: Pod): void {
+  const spec: JsonObject = isObject(pod.spec) ? pod.spec : {};
+  pod.spec = spec;
+  // SetDefaults_Pod
+  requestsFromLimits(spec.containers);
+  requestsFromLimits(spec.initContainers);
+  defaultNil(spec, "enableServiceLinks", true);
+  if (spec.hostNetwork === true) {
+    hostNetworkPorts(spec.containers);
+    hostNetworkPorts(spec.initContainers);
+  }
+  // SetDefaults_PodSpec
+  defaultZero(spec, "dnsPolicy", "ClusterFirst");
+  defaultZero(spec, "restartPolicy", "Always");
+  defaultNil(spec, "securityContext", {});
+  defaultNil(spec, "terminationGracePeriodSeconds", 30);
+  defaultZero(spec, "schedulerName", "default-scheduler");
+  eachOf(spec, "volumes", volume);
+  eachOf(spec, "initContainers", container);
+  eachOf(spec, "containers", container);
+  eachOf(spec, "ephemeralContainers", container);
+}
