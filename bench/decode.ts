@@ -1,0 +1,135 @@
+// bench/decode: what decoding a static pod manifest costs. (1) Per pod, for realistic manifests,
+// against the floor of JSON.parse of the same bytes: the kubelet's decode (parse, the API's
+// defaults, the static pod defaults and UID hash, validation) and the API's defaulting alone.
+// (2) Large manifests: decoding time inline, and the longest the event loop waited while the
+// same manifest was decoded on the decoding thread, as the sources do.
+
+import type { Pod } from "../src/core/types.js";
+import { setObjectDefaultsPod } from "../src/sources/manifest/api_defaults.js";
+import { tryDecodeSinglePod } from "../src/sources/manifest/decode.js";
+import { ManifestDecoder } from "../src/sources/manifest/decoder.js";
+import type { StaticPodOrigin } from "../src/sources/manifest/defaults.js";
+import { parseYamlOrJson } from "../src/sources/manifest/parse.js";
+import { benchPod } from "./pods.js";
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
+const origin: StaticPodOrigin = {
+  source: "file",
+  location: "/etc/kubernetes/manifests/bench.yaml",
+  nodeName: "node-1",
+};
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** Median µs per item of `fn` over `items`, `rounds` times. */
+function perItem<T>(items: T[], fn: (item: T) => unknown): number {
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = process.hrtime.bigint();
+    for (const item of items) fn(item);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e3 / items.length);
+  }
+  return median(samples);
+}
+
+/** A static pod manifest as an author writes it: benchPod without uid, status and node. */
+function manifest(i: number): Pod {
+  const { metadata, spec } = benchPod(i);
+  const { uid: _uid, resourceVersion: _rv, annotations: _a, ...meta } = metadata;
+  const { nodeName: _n, tolerations: _t, ...rest } = spec as Record<string, unknown>;
+  return { apiVersion: "v1", kind: "Pod", metadata: meta, spec: rest };
+}
+
+const n = 1000;
+const pods = Array.from({ length: n }, (_, i) => manifest(i));
+const json = pods.map((p) => JSON.stringify(p));
+const jsonBytes = json.map((s) => Buffer.from(s));
+const floor = perItem(json, (s) => JSON.parse(s));
+const parsed = perItem(jsonBytes, (b) => parseYamlOrJson(b));
+const defaulting = (() => {
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const copies = json.map((s) => JSON.parse(s) as Pod);
+    const start = process.hrtime.bigint();
+    for (const pod of copies) setObjectDefaultsPod(pod);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e3 / n);
+  }
+  return median(samples);
+})();
+const decoded = perItem(jsonBytes, (b) => tryDecodeSinglePod(b, origin));
+const ratio = (us: number) => `${us.toFixed(2)} (${(us / floor).toFixed(2)}×)`;
+const kib = (json.reduce((sum, s) => sum + s.length, 0) / n / 1024).toFixed(1);
+
+console.log(
+  `Static pod decoding, ${n} manifests of ${kib} KiB of JSON, median of ${rounds} rounds (µs per pod, × the JSON.parse floor):\n`,
+);
+console.log(
+  "| JSON.parse µs/pod | parse (Go duplicate-key semantics) | API defaults (SetObjectDefaults_Pod) | whole decode (parse, defaults, UID, validation) |",
+);
+console.log("|---:|---:|---:|---:|");
+console.log(
+  `| ${floor.toFixed(2)} | ${ratio(parsed)} | ${ratio(defaulting)} | ${ratio(decoded)} |`,
+);
+
+/** The issue's manifests: many annotations (YAML, JSON, JSON with a syntax error). */
+function large(count: number): { yaml: Buffer; json: Buffer; broken: Buffer } {
+  const lines = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: big", "  labels:"];
+  for (let i = 0; i < count; i++) lines.push(`    a${i}: val-${i}`);
+  lines.push("spec:", "  containers:", "  - {name: app, image: busybox}", "");
+  const labels = Object.fromEntries(Array.from({ length: count }, (_, i) => [`a${i}`, `val-${i}`]));
+  const text = JSON.stringify({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "big", labels },
+    spec: { containers: [{ name: "app", image: "busybox" }] },
+  });
+  return {
+    yaml: Buffer.from(lines.join("\n")),
+    json: Buffer.from(text),
+    broken: Buffer.from(`${text.slice(0, -1)},}`),
+  };
+}
+
+/** Decodes on the thread while a 1 ms interval measures the longest gap between its ticks. */
+async function longestStall(decoder: ManifestDecoder, data: Buffer): Promise<number> {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 1);
+  await decoder.decodeStaticPod(data, origin).catch(() => {});
+  clearInterval(timer);
+  return longest;
+}
+
+const decoder = new ManifestDecoder();
+await decoder.decodeStaticPod(jsonBytes[0] ?? Buffer.alloc(0), origin); // start the thread
+console.log(
+  "\nLarge manifests (pods with N labels): decoding inline, and the longest event-loop stall while the decoding thread decodes it:\n",
+);
+console.log("| manifest | size | inline decode | longest event-loop stall (thread) |");
+console.log("|---|---:|---:|---:|");
+for (const count of [40_000, 200_000]) {
+  const inputs = large(count);
+  for (const [label, data] of [
+    ["YAML", inputs.yaml],
+    ["JSON", inputs.json],
+    ["JSON, one syntax error", inputs.broken],
+  ] as const) {
+    const start = performance.now();
+    try {
+      tryDecodeSinglePod(data, origin);
+    } catch {}
+    const inline = performance.now() - start;
+    const stall = await longestStall(decoder, data);
+    console.log(
+      `| ${count.toLocaleString("en")} labels, ${label} | ${(data.byteLength / 1048576).toFixed(1)} MiB | ${inline.toFixed(0)} ms | ${stall.toFixed(0)} ms |`,
+    );
+  }
+}
+await decoder.close();
