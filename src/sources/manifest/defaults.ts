@@ -20,14 +20,21 @@ function generatePodName(name: string, nodeName: string): string {
 
 /** JSON with object keys sorted at every level: the same pod always hashes the same. */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i++) text += `${i > 0 ? "," : ""}${canonicalJson(value[i])}`;
+    return `${text}]`;
   }
-  return JSON.stringify(value) ?? "null";
+  const object = value as Record<string, unknown>;
+  let text = "{";
+  // Default sort: by UTF-16 code units, as the comparison of strings.
+  for (const key of Object.keys(object).sort()) {
+    const child = object[key];
+    if (child === undefined) continue;
+    text += `${text.length > 1 ? "," : ""}${JSON.stringify(key)}:${canonicalJson(child)}`;
+  }
+  return `${text}}`;
 }
 
 /**
