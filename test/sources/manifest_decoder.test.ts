@@ -189,6 +189,13 @@ describe("JSON and YAML as the kubelet's decoder reads them", () => {
     assert.throws(() => decode("a: &x {b: 1}\n? *x\n: 2\n"), /invalid map key/);
   });
 
+  test("!!binary is read as go-yaml v2 reads it: the decoded bytes as a string, key or value", () => {
+    const pod = decode(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {? !!binary a2V5 : !!binary dmFsdWU=}}\nspec: {containers: [{name: app, image: busybox}]}\n",
+    );
+    assert.deepEqual(pod.metadata.labels, { key: "value" });
+  });
+
   test("a key given twice in YAML keeps the last value (go-yaml v2, not strict)", () => {
     const pod = decode(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: first, labels: {a: '1'}}\nmetadata: {name: web}\nspec: {containers: [{name: app, image: busybox}]}\n",

@@ -9,6 +9,7 @@ import {
   Lexer,
   LineCounter,
   Parser,
+  type ScalarTag,
   type Tags,
   visit,
 } from "yaml";
@@ -28,15 +29,25 @@ const tooDeep = `nested deeper than ${MaxDepth} levels`;
 /** apimachinery's hasJSONPrefix: "{" after Go's unicode.IsSpace (which, unlike \s, has no BOM). */
 const jsonPrefix = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*\{/;
 
+/** go-yaml v2's !!binary: the base64 decoded into a string (invalid UTF-8 becomes U+FFFD in JSON). */
+const goBinary: ScalarTag = {
+  tag: "tag:yaml.org,2002:binary",
+  identify: () => false,
+  resolve: (text) => lenientUtf8.decode(Buffer.from(text.replace(/\s/g, ""), "base64")),
+};
+const lenientUtf8 = new TextDecoder("utf-8");
+
 /**
  * go-yaml v2 resolves YAML 1.1 booleans (yes/on) and octals (0644, common in `defaultMode`),
- * but keeps timestamps as strings and knows no sexagesimal numbers: drop those two tags.
+ * but keeps timestamps as strings, knows no sexagesimal numbers, and reads !!binary as a
+ * string: drop those two tags, replace the third.
  */
 function goYamlTags(tags: Tags): Tags {
-  return tags.filter((tag) => {
+  const kept = tags.filter((tag) => {
     const t = tag as { tag: string; format?: string };
-    return t.tag !== "tag:yaml.org,2002:timestamp" && t.format !== "TIME";
+    return t.tag !== "tag:yaml.org,2002:timestamp" && t.format !== "TIME" && t.tag !== goBinary.tag;
   });
+  return [...kept, goBinary];
 }
 
 /**
