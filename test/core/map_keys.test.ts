@@ -128,36 +128,49 @@ describe("map keys are data", () => {
     );
   });
 
-  test("a manifest's labels named like object members are decoded as labels (YAML and JSON)", () => {
+  test("a manifest's keys named like object members are decoded as data (YAML and JSON)", () => {
     const origin = {
       source: "file" as const,
       location: "/etc/kubernetes/manifests/p.yaml",
       nodeName: "n",
     };
+    // "__proto__" is no valid label key (the kubelet's validation refuses it): it goes where no
+    // rule looks, a resource name, which the defaults also copy from limits to requests.
     const yaml = `apiVersion: v1
 kind: Pod
 metadata:
   name: p
-  labels: {__proto__: "x", constructor: "y", toString: "z"}
+  labels: {constructor: "y", toString: "z"}
 spec:
-  containers: [{name: c, image: i}]
+  containers: [{name: c, image: i, resources: {limits: {__proto__: "1", constructor: "2"}}}]
 `;
     const json = JSON.stringify({
       apiVersion: "v1",
       kind: "Pod",
-      metadata: {
-        name: "p",
-        labels: JSON.parse('{"__proto__":"x","constructor":"y","toString":"z"}'),
+      metadata: { name: "p", labels: { constructor: "y", toString: "z" } },
+      spec: {
+        containers: [
+          {
+            name: "c",
+            image: "i",
+            resources: { limits: JSON.parse('{"__proto__":"1","constructor":"2"}') },
+          },
+        ],
       },
-      spec: { containers: [{ name: "c", image: "i" }] },
     });
     for (const text of [yaml, json]) {
       const pod = tryDecodeSinglePod(new TextEncoder().encode(text), origin);
       assert.deepStrictEqual(Object.entries(pod.metadata.labels ?? {}), [
-        ["__proto__", "x"],
         ["constructor", "y"],
         ["toString", "z"],
       ]);
+      const containers = (pod.spec?.containers ?? []) as { resources: Record<string, object> }[];
+      const resources = containers[0]?.resources ?? {};
+      for (const list of [resources.limits, resources.requests])
+        assert.deepStrictEqual(Object.entries(list ?? {}), [
+          ["__proto__", "1"],
+          ["constructor", "2"],
+        ]);
     }
   });
 });
