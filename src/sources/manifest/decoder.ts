@@ -12,9 +12,9 @@ import type { StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
 import type { DecodeReply, DecodeRequest } from "./protocol.js";
 
-/** Far beyond what 10 MiB take (about 4 s of YAML on a busy 2-core machine). */
+/** Far beyond what 10 MiB take (about 6 s of YAML on a busy 2-core machine). */
 export const DefaultDecodeDeadlineMs = 30_000;
-/** Decoding 10 MiB of YAML peaks at about 300 MiB of heap. */
+/** 10 MiB of YAML decodes within 300 MiB of heap; more is left for the garbage collector. */
 export const DefaultDecodeHeapMb = 768;
 
 export interface ManifestDecoderOptions {
