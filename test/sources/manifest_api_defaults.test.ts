@@ -128,6 +128,17 @@ describe("API defaults (SetObjectDefaults_Pod)", () => {
     ]);
   });
 
+  test("serviceAccount and serviceAccountName come back as one, as from the internal version", () => {
+    const withField = (field: string) =>
+      decode(
+        `apiVersion: v1\nkind: Pod\nmetadata: {name: w}\nspec: {${field}: sa, containers: [{name: a, image: b:1}]}\n`,
+      );
+    const deprecated = withField("serviceAccount");
+    assert.equal(get(deprecated, "spec.serviceAccountName"), "sa");
+    assert.equal(get(deprecated, "spec.serviceAccount"), "sa");
+    assert.deepEqual(withField("serviceAccountName"), deprecated);
+  });
+
   test("imagePullPolicy by tag: Always for latest or no tag, IfNotPresent for a tag or digest", () => {
     const policy = (image: string) =>
       get(
