@@ -3,12 +3,12 @@
 // file, then the default. Every failure is a UsageError naming the flag (exit code 2).
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
-import type { KubeConfig } from "@kubernetes/client-node";
 import { silentLogger } from "../core/deps.js";
 import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
 import { telemetryPathProblem } from "../server/telemetry_path.js";
 import { WebConfigError } from "../server/web_config.js";
 import { WebConfigFile } from "../server/web_config_file.js";
+import type { KubeConfig } from "../sources/api/kubeconfig.js";
 import { loadKubeConfig } from "../sources/api/kubeconfig.js";
 import { DurationError, MaxTimerMs, parseDuration, TooLongForATimer } from "../sources/duration.js";
 import { DefaultFileCheckFrequencyMs } from "../sources/file/file.js";

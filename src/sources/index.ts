@@ -1,8 +1,8 @@
 // The package's second entry point, `podconfig-exporter/sources`: the pod config sources that
 // feed a PodConfig channel with SET snapshots as the kubelet's do. A subpath, because the root
 // exports the source names FileSource and HTTPSource ("file", "http") as the core's contract.
-// Importing it loads no Kubernetes client: ApiSource's KubeConfig comes from loadKubeConfig,
-// which imports @kubernetes/client-node on first call.
+// Importing it loads no heavy package: the api source's kubeconfig loader and credentials are
+// our own (src/sources/api/kubeconfig*.ts, exec_credential.ts), on `yaml` alone.
 export { ApiSource, type ApiSourceOptions } from "./api/api.js";
 export type { BackoffOptions } from "./api/backoff.js";
 export { type KubeConfigSource, loadKubeConfig } from "./api/kubeconfig.js";

@@ -31,6 +31,8 @@ export interface FakeApiserverOptions {
   expiredAs?: "event" | "status";
   /** Serve HTTPS with a fixed self-signed certificate, trusted by the kubeconfig it writes. */
   tls?: boolean;
+  /** With tls: every client must present a certificate signed by this CA (PEM). */
+  clientCA?: string;
 }
 
 /**
@@ -105,11 +107,17 @@ export class FakeApiserver {
   private compactedRv = 0;
   private port = 0;
   private isUp = false;
+  /** The Authorization header every request must carry, when set. */
+  private authorization: string | undefined;
 
   private constructor(private readonly options: FakeApiserverOptions) {
     const handler = (req: IncomingMessage, res: ServerResponse) => this.serve(req, res);
+    this.authorization = options.token === undefined ? undefined : `Bearer ${options.token}`;
+    const clientAuth = options.clientCA
+      ? { ca: options.clientCA, requestCert: true, rejectUnauthorized: true }
+      : {};
     this.server = options.tls
-      ? createTlsServer({ key: testKey, cert: testCert }, handler)
+      ? createTlsServer({ key: testKey, cert: testCert, ...clientAuth }, handler)
       : createServer(handler);
   }
 
@@ -118,6 +126,16 @@ export class FakeApiserver {
     await fake.up();
     fake.port = (fake.server.address() as AddressInfo).port;
     return fake;
+  }
+
+  /** From now on, every request must carry this Authorization header (undefined: none). */
+  requireAuthorization(header: string | undefined): void {
+    this.authorization = header;
+  }
+
+  /** The PEM certificate an HTTPS server presents (self-signed: its own CA). */
+  get certificate(): string {
+    return testCert;
   }
 
   get url(): string {
@@ -317,8 +335,7 @@ export class FakeApiserver {
   /** The Status for a request this server does not serve, as the API server words them. */
   private refusal(req: IncomingMessage): Status | undefined {
     const url = new URL(req.url ?? "/", "http://fake");
-    const token = this.options.token;
-    if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) {
+    if (this.authorization !== undefined && req.headers.authorization !== this.authorization) {
       return status(401, "Unauthorized", "Unauthorized");
     }
     if (req.method !== "GET") return status(405, "MethodNotAllowed", "only GET is served");

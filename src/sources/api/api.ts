@@ -4,7 +4,6 @@
 // list pushes a SET even when empty (that is what makes the source ready); an unreachable API
 // server pushes nothing, so the source stays unready.
 import type { IncomingMessage } from "node:http";
-import type { KubeConfig } from "@kubernetes/client-node";
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { ApiserverSource, type Pod, type SourceChannel } from "../../core/types.js";
 import { errorMessage } from "../error_message.js";
@@ -15,6 +14,7 @@ import { ApiClient, readBody, readLines } from "./client.js";
 import { withDeadline } from "./deadline.js";
 import { decodePodList, decodeStatus, decodeWatchEvent } from "./decode.js";
 import { ApiSourceError } from "./error.js";
+import type { KubeConfig } from "./kubeconfig.js";
 import { MaxWindow } from "./max_window.js";
 import { waitForNodeSync } from "./node_sync.js";
 import { abortableSleep, type Sleep } from "./sleep.js";

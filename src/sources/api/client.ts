@@ -5,9 +5,9 @@ import type { IncomingMessage } from "node:http";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { StringDecoder } from "node:string_decoder";
-import type { KubeConfig } from "@kubernetes/client-node";
 import { errorMessage } from "../error_message.js";
 import { ApiSourceError } from "./error.js";
+import type { KubeConfig } from "./kubeconfig.js";
 
 const userAgent = "podconfig-exporter";
 
@@ -31,7 +31,8 @@ export class ApiClient {
       headers: { Accept: "application/json", "User-Agent": userAgent },
     };
     try {
-      // Refreshes exec/OIDC/service-account tokens per request and builds the TLS agent.
+      // Reads token and certificate files per request (rotation), runs an exec plugin when its
+      // credentials expired.
       await this.kubeConfig.applyToHTTPSOptions(options);
     } catch (err) {
       // A credential plugin's output that is not JSON fails JSON.parse, whose message quotes

@@ -1,0 +1,127 @@
+// `npm run bench:footprint`: resident memory of the exporter with all three sources (file on
+// examples/manifests, a manifest URL on a local server, the api source against the HTTPS fake
+// apiserver with a bearer token; bench/footprint_server.ts) against a minimal express +
+// prom-client server (bench/idle/minimal_server.ts), started in the same run and scraped every
+// 5 s. After BENCH_SECONDS (default 30) of idle, prints each one's RSS (VmRSS) and peak
+// (VmHWM) from /proc/<pid>/status and the ratios. BENCH_BEFORE=<checkout> adds the exporter of
+// another checkout (e.g. main before a change) to the same run; BENCH_PODS (default 30) pods on
+// the node, BENCH_CHURN_RATE status updates a second (default none: idle). All run under tsx
+// alike.
+// Linux only.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 30);
+const scrapeEveryMs = 5_000;
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** VmRSS and VmHWM of a process, in MiB. */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1]);
+  return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
+}
+
+interface Target {
+  name: string;
+  child: ChildProcess;
+  url: string;
+}
+
+const children: ChildProcess[] = [];
+
+/** Starts `args` under tsx in `cwd`; resolves once `found` extracts something from its output. */
+async function start(cwd: string, args: string[], found: (output: string) => string | undefined) {
+  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let output = "";
+  const value = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const value = found(output);
+      if (value !== undefined) resolve(value);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("exit", () => reject(new Error(`${args[0]} exited:\n${output}`)));
+  });
+  return { child, value };
+}
+
+const listening = (output: string) => /Listening.*?127\.0\.0\.1:(\d+)/.exec(output)?.[1];
+
+async function exporter(name: string, checkout: string, kubeconfig: string, manifestUrl: string) {
+  const { child, value } = await start(
+    checkout,
+    [
+      "src/main.ts",
+      `--pod-manifest-path=${join(checkout, "examples/manifests")}`,
+      `--manifest-url=${manifestUrl}`,
+      `--kubeconfig=${kubeconfig}`,
+      "--node-name=node-1",
+      "--web.listen-address=127.0.0.1:0",
+      "--log.format=logfmt",
+    ],
+    listening,
+  );
+  return { name, child, url: `http://127.0.0.1:${value}` };
+}
+
+try {
+  const servers = await start(
+    root,
+    ["bench/footprint_server.ts"],
+    (output) => /^\{.*\}$/m.exec(output)?.[0],
+  );
+  const { kubeconfig, manifestUrl } = JSON.parse(servers.value) as {
+    kubeconfig: string;
+    manifestUrl: string;
+  };
+  const targets: Target[] = [await exporter("exporter, 3 sources", root, kubeconfig, manifestUrl)];
+  const before = process.env.BENCH_BEFORE;
+  if (before) targets.push(await exporter(`before (${before})`, before, kubeconfig, manifestUrl));
+  const minimal = await start(
+    root,
+    ["bench/idle/minimal_server.ts"],
+    (output) => /listening on (\d+)/.exec(output)?.[1],
+  );
+  targets.push({
+    name: "express + prom-client",
+    child: minimal.child,
+    url: `http://127.0.0.1:${minimal.value}`,
+  });
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    await Promise.all(targets.map((t) => fetch(`${t.url}/metrics`).then((r) => r.text())));
+    await sleep(Math.min(scrapeEveryMs, Math.max(0, end - Date.now())));
+  }
+  // Every source synced (the api source authenticated over TLS): /readyz answers 200.
+  const ready = await Promise.all(
+    targets.map((t) => fetch(`${t.url}/readyz`).then((r) => String(r.status))),
+  );
+  const figures = targets.map((t) => memory(t.child.pid as number));
+  const reference = figures[figures.length - 1] as { rss: number; peak: number };
+  console.log(
+    `RSS after ${seconds} s, ${process.env.BENCH_PODS ?? 30} pods, ${process.env.BENCH_CHURN_RATE ?? 0} updates/s, scraped every ${scrapeEveryMs / 1000} s (/readyz: ${ready.slice(0, -1).join(", ")}):`,
+  );
+  console.log("| process | RSS MiB | x minimal | peak RSS MiB | x minimal |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  for (const [i, t] of targets.entries()) {
+    const { rss, peak } = figures[i] as { rss: number; peak: number };
+    console.log(
+      `| ${t.name} | ${rss.toFixed(1)} | ${(rss / reference.rss).toFixed(2)}x | ${peak.toFixed(1)} | ${(peak / reference.peak).toFixed(2)}x |`,
+    );
+  }
+} finally {
+  for (const child of children) {
+    child.kill("SIGTERM");
+    if (child.exitCode === null && child.signalCode === null) await once(child, "exit");
+  }
+}
