@@ -186,7 +186,8 @@ test("the pods are listed only after the node list succeeded (nodeHasSynced)", a
   assert.match(source.health.lastError?.message ?? "", /403/);
   assert.equal(fake.requestsOf("nodes")[0]?.fieldSelector, "metadata.name=node-a");
   fake.hostile.forbidNodes = false;
-  await waitFor(() => channel.updates.length === 1, "the SET []");
+  // The watch is opened after the SET is sent: wait for both, or the check races the watch.
+  await waitFor(() => channel.updates.length === 1 && fake.activeWatches === 1, "SET [] and watch");
   const kinds = fake.requests.map((r) => r.kind);
   assert.deepEqual(kinds.slice(kinds.indexOf("list")), ["list", "watch"]);
   assert.ok(kinds.slice(0, kinds.indexOf("list")).every((kind) => kind === "nodes"));
