@@ -28,6 +28,16 @@ export interface DispatchObservation {
   spanContext: SpanContext | undefined;
 }
 
+/**
+ * The kubelet's syncLoop runs no iteration while runtimeState.runtimeErrors() is not empty
+ * (runtime down, PLEG unhealthy): no update is read, no source marked seen, no housekeeping.
+ * A copy that has no runtime is told from outside when the real kubelet's loop would be paused.
+ */
+export interface SyncLoopPause {
+  /** undefined while the loop may run; else resolves once it may again, or `signal` aborts. */
+  wait(signal: AbortSignal): Promise<void> | undefined;
+}
+
 export interface SyncLoopOptions {
   updates: AsyncIterable<PodUpdate>;
   handler: SyncHandler;
@@ -38,6 +48,8 @@ export interface SyncLoopOptions {
   logger?: Logger;
   tracer?: Tracer;
   onDispatch?: (observation: DispatchObservation) => void;
+  /** Holds every iteration while it says so; none: never paused. */
+  pause?: SyncLoopPause;
 }
 
 type HandlerMethod =
@@ -82,6 +94,8 @@ export class SyncLoop {
   /** Runs until the updates end or `signal` aborts; leaves no timer behind. */
   async run(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return;
+    // The pause is waited on outside the inbox, so it needs its own way to be interrupted.
+    const stop = new AbortController();
     const inbox = new Inbox<LoopMessage>();
     let tickPending = false;
     // Like Go's time.Ticker: a tick not yet consumed is not queued twice.
@@ -90,7 +104,10 @@ export class SyncLoop {
       tickPending = true;
       inbox.put({ kind: "tick" });
     }, this.interval);
-    const onAbort = (): void => inbox.put({ kind: "abort" });
+    const onAbort = (): void => {
+      stop.abort();
+      inbox.put({ kind: "abort" });
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
     const iterator = this.options.updates[Symbol.asyncIterator]();
     void pump(iterator, inbox);
@@ -99,6 +116,9 @@ export class SyncLoop {
         const message = await inbox.take();
         if (message.kind === "abort" || message.kind === "end") return;
         if (message.kind === "failed") throw message.error;
+        const paused = this.options.pause?.wait(stop.signal);
+        if (paused) await paused;
+        if (stop.signal.aborted) return;
         if (message.kind === "tick") {
           tickPending = false;
           await this.housekeeping();
