@@ -4,6 +4,8 @@
 // depends on the clock or the machine beyond the platform (see `linuxOnly` below).
 import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-client";
 import { ApiserverSource, FileSource, HTTPSource, PodOperations } from "../src/core/types.js";
+import { KubeletCrossCheck } from "../src/kubelet/cross_check.js";
+import { MirrorPodView } from "../src/kubelet/mirror_pods.js";
 import { SourceErrorReasons } from "../src/sources/health.js";
 import { collectors } from "../src/telemetry/collectors.js";
 import { OPENMETRICS, TEXT } from "../src/telemetry/exposition.js";
@@ -47,7 +49,16 @@ function registryOf(options: {
 }) {
   const core = createObservedCore({
     clock: { now: () => 0 },
-    metrics: { ...options, sourceHealth: () => [], build: { version: "", revision: "" } },
+    metrics: {
+      ...options,
+      sourceHealth: () => [],
+      build: { version: "", revision: "" },
+      // As with --kubelet.url and an api source, so the kubelet and mirror collectors' series
+      // are documented too.
+      kubelet: new KubeletCrossCheck(undefined).collectorOptions(),
+      mirrorPods: new MirrorPodView({ now: () => 0 }),
+      clock: { now: () => 0 },
+    },
   });
   for (const source of sources) core.podConfig.channel(source);
   return core.metrics;

@@ -4,27 +4,20 @@
 // everything runs; stop() undoes it.
 import type { Tracer } from "@opentelemetry/api";
 import type { ExporterConfig } from "./cli/config.js";
+import { type RunningCopy, startCopy } from "./copy.js";
 import { type Clock, type EventRecorder, type Logger, systemClock } from "./core/deps.js";
-import type { PodConfig } from "./core/pod_config.js";
 import type { Readiness } from "./core/readiness.js";
-import {
-  ApiserverSource,
-  FileSource as FileSourceName,
-  HTTPSource as HTTPSourceName,
-  type SourceChannel,
-} from "./core/types.js";
+import { startDemoKubelet } from "./demo/kubelet_server.js";
 import { startDemoManifestServer } from "./demo/manifest_server.js";
+import { KubeletCrossCheck } from "./kubelet/cross_check.js";
+import { MirrorPodView } from "./kubelet/mirror_pods.js";
 import { createRoutes } from "./server/routes.js";
 import { listen, type RunningServer } from "./server/server.js";
 import { sourcesStatus } from "./server/state.js";
 import { WebConfigFile } from "./server/web_config_file.js";
 import { ApiSource } from "./sources/api/api.js";
-import { PodCheckpointManager } from "./sources/checkpoint/checkpoint.js";
-import { checkpointingChannel, restoreCheckpoints } from "./sources/checkpoint/restore.js";
-import { FileSource } from "./sources/file/file.js";
-import { HTTPSource } from "./sources/http/http.js";
-import type { PodSource } from "./sources/source.js";
 import type { BuildInfo } from "./telemetry/build_info.js";
+import { RetiredHealth } from "./telemetry/carried_counts.js";
 import { createObservedCore } from "./telemetry/observed_core.js";
 
 export interface ExporterDeps {
@@ -44,117 +37,66 @@ export interface Exporter {
   stop(): Promise<void>;
 }
 
-interface Sources {
-  sources: PodSource[];
-  /** The api source's checkpoints, restored before it starts. */
-  checkpoints: PodCheckpointManager | undefined;
-}
-
-/** Every configured source, its channel registered now: all are known before any data. */
-function createSources(
-  config: ExporterConfig,
-  podConfig: PodConfig,
-  deps: Required<Pick<ExporterDeps, "logger" | "clock">>,
-  demoURL: string | undefined,
-): Sources {
-  const { logger, clock } = deps;
-  const { nodeName } = config;
-  const sources: PodSource[] = [];
-  if (config.podManifestPath !== undefined) {
-    sources.push(
-      new FileSource({
-        channel: podConfig.channel(FileSourceName),
-        nodeName,
-        logger,
-        clock,
-        path: config.podManifestPath,
-        fileCheckFrequencyMs: config.fileCheckFrequencyMs,
-      }),
-    );
-  }
-  const url = demoURL ?? config.manifestURL;
-  if (url !== undefined) {
-    sources.push(
-      new HTTPSource({
-        channel: podConfig.channel(HTTPSourceName),
-        nodeName,
-        logger,
-        clock,
-        url,
-        headers: config.manifestURLHeaders,
-        headerFiles: config.manifestURLHeaderFiles,
-        httpCheckFrequencyMs: config.httpCheckFrequencyMs,
-      }),
-    );
-  }
-  let checkpoints: PodCheckpointManager | undefined;
-  if (config.apiserver) {
-    const channel = podConfig.channel(ApiserverSource);
-    let sendTo: SourceChannel = channel;
-    const api = new ApiSource({
-      kubeConfig: config.apiserver.kubeConfig,
-      nodeName,
-      clock,
-      logger,
-      channel: { send: (update) => sendTo.send(update) },
-    });
-    // Checkpoint failures count in the api source's health, so the manager comes after the
-    // source (which sends nothing before start()).
-    if (config.checkpointDir !== undefined) {
-      checkpoints = new PodCheckpointManager({
-        dir: config.checkpointDir,
-        health: api.health,
-        logger,
-      });
-      sendTo = checkpointingChannel(channel, checkpoints);
-    }
-    sources.push(api);
-  }
-  return { sources, checkpoints };
-}
-
 export async function startExporter(config: ExporterConfig, deps: ExporterDeps): Promise<Exporter> {
   const clock = deps.clock ?? systemClock;
   const { logger } = deps;
-  let sources: PodSource[] = [];
-  const health = () => sources.map((source) => source.health);
+  let copy: RunningCopy | undefined;
+  const retired = new RetiredHealth();
+  // Retired sources first: the status page takes the last record of a name, the current one.
+  const health = () => [...retired.list(), ...(copy?.sources ?? []).map((source) => source.health)];
   let announced = false;
   if (config.web.enableExemplars && deps.tracer === undefined)
     logger.warn(
       "--web.enable-exemplars has no effect: tracing is off (no OTEL_* exporter is configured), so no span can become an exemplar",
     );
+  // Orphaned mirror pods need the api source's pods and a static source to compare with.
+  const mirrorPods = config.apiserver ? new MirrorPodView(clock) : undefined;
+  const crossCheck = config.kubelet ? new KubeletCrossCheck(mirrorPods) : undefined;
   const core = createObservedCore({
     clock,
     logger,
     tracer: deps.tracer,
     recorder: deps.recorder,
     housekeepingIntervalMs: config.housekeepingIntervalMs,
+    pause: crossCheck?.pause,
     metrics: {
       sourceHealth: health,
-      apiWatch: () => sources.find((source) => source instanceof ApiSource),
+      apiWatch: () => copy?.sources.find((source) => source instanceof ApiSource),
       // Exemplars are trace ids: without an exporting tracer there are none to attach.
       exemplars: config.web.enableExemplars && deps.tracer !== undefined,
       exporterMetrics: !config.web.disableExporterMetrics,
       build: deps.build,
       collectors: config.collectors.enabled,
       dispatchDetailed: config.collectors.dispatchDetailed,
+      kubelet: crossCheck?.collectorOptions(),
+      mirrorPods,
+      clock,
     },
     onDispatch: () => {
       const readyAt = core.sourcesReady.allReadyAt();
       if (announced || readyAt === undefined) return;
       announced = true;
-      logger.info("All sources ready", { timeToReadySeconds: (readyAt - startTime) / 1000 });
+      logger.info("All sources ready", {
+        timeToReadySeconds: (readyAt - core.startTime) / 1000,
+      });
     },
   });
-  const { podConfig, syncLoop, metrics, startTime, readiness: state } = core;
+  const { metrics } = core;
 
   const demo = config.demo
     ? await startDemoManifestServer({ unavailableForMs: config.demo.unavailableForMs, clock })
     : undefined;
-  let checkpoints: PodCheckpointManager | undefined;
+  const demoKubelet =
+    config.kubelet && config.kubelet.url === undefined
+      ? await startDemoKubelet({
+          clock,
+          // Its sources are ready once the demo manifest server serves, and it housekeeps.
+          housekeepingAfterMs: (config.demo?.unavailableForMs ?? 0) + 2000,
+        })
+      : undefined;
+  const copyDeps = { logger, clock, demoURL: demo?.url, mirrorPods };
   let server: RunningServer;
   try {
-    ({ sources, checkpoints } = createSources(config, podConfig, { logger, clock }, demo?.url));
     const webConfig =
       config.web.configFile === undefined
         ? undefined
@@ -167,11 +109,15 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
         metrics,
         status: () =>
           sourcesStatus({
-            readiness: state(),
+            readiness: core.readiness(),
             health: health(),
             nodeName: config.nodeName,
-            startTime,
+            startTime: core.startTime,
             now: clock.now(),
+            kubelet: crossCheck?.status(core.readiness()),
+            orphanedMirrorPods: mirrorPods?.orphans(
+              core.readiness().sources.map(({ source }) => source),
+            ),
           }),
         page: deps.build,
         logger,
@@ -180,28 +126,39 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       { webConfig, logger },
     );
   } catch (error) {
-    await demo?.close();
+    await Promise.all([demo?.close(), demoKubelet?.close()]);
     throw error;
   }
 
-  const stopLoop = new AbortController();
-  const running = syncLoop.run(stopLoop.signal).catch((error: unknown) => {
-    logger.error("Sync loop failed", { error: String(error) });
-  });
-  // The kubelet's order: checkpointed pods are restored before the api source may send.
-  if (checkpoints) await restoreCheckpoints(checkpoints, podConfig.channel(ApiserverSource));
-  for (const source of sources) source.start();
+  copy = await startCopy(config, core, copyDeps);
+  // The kubelet restarted: its SourcesReady starts empty, so does the copy's, from its start.
+  const reset = async (startTime: number): Promise<void> => {
+    await copy?.stop();
+    for (const source of copy?.sources ?? []) retired.retire(source.health);
+    mirrorPods?.forgetListings();
+    core.reset(startTime);
+    announced = false;
+    copy = await startCopy(config, core, copyDeps);
+  };
+  if (crossCheck && config.kubelet) {
+    crossCheck.start({
+      config: { ...config.kubelet, url: config.kubelet.url ?? `${demoKubelet?.url}/metrics` },
+      clock,
+      logger,
+      onRestart: reset,
+    });
+  }
 
   let stopped: Promise<void> | undefined;
   return {
     url: server.url,
-    readiness: state,
+    readiness: () => core.readiness(),
     stop: () => {
       stopped ??= (async () => {
-        await Promise.all(sources.map((source) => source.stop()));
-        stopLoop.abort();
-        await running;
-        await Promise.all([server.close(), demo?.close()]);
+        // First the cross-check, which may be resetting the copy, then the copy itself.
+        await crossCheck?.stop();
+        await copy?.stop();
+        await Promise.all([server.close(), demo?.close(), demoKubelet?.close()]);
       })();
       return stopped;
     },

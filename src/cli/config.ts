@@ -50,6 +50,8 @@ export interface ExporterConfig {
   apiserver: ApiserverConfig | undefined;
   checkpointDir: string | undefined;
   housekeepingIntervalMs: number;
+  /** --kubelet.*: the cross-check with the node's kubelet; off unless --kubelet.url (or --demo). */
+  kubelet: KubeletCrossCheckConfig | undefined;
   /** --demo: the http source polls the built-in manifest server instead of --manifest-url. */
   demo: { unavailableForMs: number } | undefined;
   web: {
@@ -65,6 +67,16 @@ export interface ExporterConfig {
   log: { level: LogLevel; format: LogFormat };
   /** The enabled metric collectors and the dispatch histograms' detail. */
   collectors: { enabled: ReadonlySet<string>; dispatchDetailed: boolean };
+}
+
+export interface KubeletCrossCheckConfig {
+  /** undefined with --demo alone: the built-in fake kubelet's URL is used. */
+  url: string | undefined;
+  tokenFile: string | undefined;
+  caFile: string | undefined;
+  insecureSkipVerify: boolean;
+  periodMs: number;
+  timeoutMs: number;
 }
 
 export type CliCommand =
@@ -212,6 +224,7 @@ export async function resolveConfig(
       undefined,
       DefaultHousekeepingIntervalMs,
     ),
+    kubelet: kubeletCrossCheck(flags, demo !== undefined),
     demo,
     web: {
       listenAddress: listenAddress(flags),
@@ -259,6 +272,36 @@ async function kubeletConfig(flags: Flags): Promise<KubeletConfigSources> {
     if (err instanceof KubeletConfigError) throw flags.error("kubelet-config", err.message);
     throw err;
   }
+}
+
+const DefaultKubeletTokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+function kubeletCrossCheck(flags: Flags, demo: boolean): KubeletCrossCheckConfig | undefined {
+  const url = nonEmpty(flags, "kubelet.url");
+  if (url !== undefined && !/^https?:\/\/[^/]/.test(url))
+    throw flags.error("kubelet.url", "must be an http:// or https:// URL");
+  const positive = (name: string, fallback: number): number => {
+    const ms = flags.duration(name) ?? fallback;
+    if (!(ms > 0)) throw flags.error(name, "must be positive");
+    return ms;
+  };
+  // Checked even when the cross-check is off: a bad value is refused, never ignored.
+  const periodMs = positive("kubelet.poll-period", 30_000);
+  const timeoutMs = positive("kubelet.timeout", 10_000);
+  const caFile = nonEmpty(flags, "kubelet.ca-file");
+  const insecureSkipVerify = flags.bool("kubelet.insecure-skip-tls-verify");
+  if (url === undefined && !demo) return undefined;
+  const token = flags.string("kubelet.token-file");
+  return {
+    url,
+    // With --demo alone the fake kubelet wants no token.
+    tokenFile:
+      token === undefined ? (url ? DefaultKubeletTokenFile : undefined) : token || undefined,
+    caFile,
+    insecureSkipVerify,
+    periodMs,
+    timeoutMs,
+  };
 }
 
 function nonEmpty(flags: Flags, name: string): string | undefined {

@@ -94,6 +94,42 @@ export const flagSpecs: readonly FlagSpec[] = [
     help: "Checkpoint the api source's pods here and restore them (RESTORE) at start, like the kubelet 1.10-1.16 bootstrap checkpoints.",
   },
   {
+    name: "kubelet.url",
+    kind: "string",
+    metavar: "URL",
+    help: "Cross-check with the node's kubelet: its /metrics, e.g. https://$(HOST_IP):10250/metrics (needs nodes/metrics get). Off when not set.",
+  },
+  {
+    name: "kubelet.token-file",
+    kind: "string",
+    default: "/var/run/secrets/kubernetes.io/serviceaccount/token",
+    metavar: "FILE",
+    help: "Bearer token for --kubelet.url, read again before every poll (projected tokens rotate); empty: none.",
+  },
+  {
+    name: "kubelet.ca-file",
+    kind: "string",
+    metavar: "FILE",
+    help: "PEM bundle the kubelet's serving certificate must chain to (the kubelet's CA); the system CAs when not set.",
+  },
+  {
+    name: "kubelet.insecure-skip-tls-verify",
+    kind: "bool",
+    help: "Do not verify the kubelet's serving certificate. Only for kubelets with self-signed certificates and no CA to give.",
+  },
+  {
+    name: "kubelet.poll-period",
+    kind: "duration",
+    default: "30s",
+    help: "Duration between the end of one poll of --kubelet.url and the next.",
+  },
+  {
+    name: "kubelet.timeout",
+    kind: "duration",
+    default: "10s",
+    help: "Limit on one poll of --kubelet.url, body included.",
+  },
+  {
     name: "web.listen-address",
     kind: "string",
     default: ":9847",

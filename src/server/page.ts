@@ -2,6 +2,7 @@
 // that re-fetch the page and swap in the fresh #status element. No external assets; without
 // script the page refreshes itself with a meta refresh.
 
+import { kubeletReadyzLines } from "../kubelet/status.js";
 import { StalePeriods } from "../sources/health.js";
 import { escapeHtml as e, humanSeconds, timeOfDay } from "./format.js";
 import { pageScript, RefreshMs } from "./page_script.js";
@@ -110,7 +111,22 @@ ${item("Time to all-ready", status.timeToReadySeconds === null ? `<span class="n
 ${item("Housekeeping", `${status.housekeeping.runs} run${status.housekeeping.runs === 1 ? "" : "s"}, ${status.housekeeping.skipped} skipped`)}
 ${item("Deferred pod deletions", String(status.deferredDeletions))}
 ${item("Orphaned pods", String(status.orphanedPods))}
+${status.kubelet ? item("Kubelet cross-check", kubeletSummary(status.kubelet)) : ""}
 </dl>`;
+}
+
+function kubeletSummary(kubelet: NonNullable<SourcesStatus["kubelet"]>): string {
+  const lines = kubeletReadyzLines(kubelet);
+  if (kubelet.up && lines.length === 0) {
+    const housekept =
+      kubelet.housekeepingRan === null
+        ? "housekeeping unknown"
+        : kubelet.housekeepingRan
+          ? "housekeeping runs"
+          : "no housekeeping yet";
+    return `<span class="yes">agrees</span><small>kubelet ${e(kubelet.version ?? "version unknown")} · ${e(housekept)}</small>`;
+  }
+  return lines.map((line) => `<span class="no">${e(line)}</span>`).join("<br>");
 }
 
 /** The part the script replaces on every refresh. */

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "../core/deps.js";
+import { kubeletReadyzLines, orphanedMirrorPodsLines } from "../kubelet/status.js";
 import { webConfigMiddleware } from "./basic_auth.js";
 import { limitInFlight } from "./in_flight.js";
 import { type PageInfo, renderStatusPage } from "./page.js";
@@ -31,9 +32,14 @@ export interface RoutesOptions {
 
 /** /readyz's body: the missing sources on the first line, then why each one is missing. */
 export function readyzBody(status: SourcesStatus): string {
+  // The kubelet's side is told, never counted: the status code stays the copy's.
+  const kubelet = [
+    ...(status.kubelet ? kubeletReadyzLines(status.kubelet) : []),
+    ...orphanedMirrorPodsLines(status.orphanedMirrorPods),
+  ];
   if (status.ready) {
     const names = status.sources.map((source) => source.source).join(", ");
-    return `ok: all sources ready${names ? `: ${names}` : ""}\n`;
+    return [`ok: all sources ready${names ? `: ${names}` : ""}`, ...kubelet, ""].join("\n");
   }
   const lines = [`not ready: waiting for sources: ${status.missing.join(", ")}`];
   for (const source of status.sources) {
@@ -43,7 +49,7 @@ export function readyzBody(status: SourcesStatus): string {
       : "";
     lines.push(`${source.source}: ${notReadyReason(source)}${error}`);
   }
-  return `${lines.join("\n")}\n`;
+  return `${[...lines, ...kubelet].join("\n")}\n`;
 }
 
 export function createRoutes(options: RoutesOptions): Express {

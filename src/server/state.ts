@@ -2,6 +2,12 @@
 // it: the core's Readiness joined with each source's health, every time both absolute (RFC3339)
 // and relative to the start of the readiness clock.
 import type { Readiness } from "../core/readiness.js";
+import type { OrphanedMirrorPods } from "../kubelet/mirror_pods.js";
+import {
+  type KubeletStatus,
+  type OrphanedMirrorPodsStatus,
+  orphanedMirrorPodsStatus,
+} from "../kubelet/status.js";
 import type { SourceHealth } from "../sources/health.js";
 
 export interface Instant {
@@ -47,6 +53,10 @@ export interface SourcesStatus {
   housekeeping: { runs: number; skipped: number };
   deferredDeletions: number;
   orphanedPods: number;
+  /** The cross-check with the node's kubelet; null when not configured. */
+  kubelet: KubeletStatus | null;
+  /** By static source, where known (the api source and that source have listed). */
+  orphanedMirrorPods: OrphanedMirrorPodsStatus[];
 }
 
 export interface StatusInput {
@@ -56,6 +66,8 @@ export interface StatusInput {
   /** Start of the readiness clock, ms since the epoch. */
   startTime: number;
   now: number;
+  kubelet?: KubeletStatus;
+  orphanedMirrorPods?: readonly OrphanedMirrorPods[];
 }
 
 export function sourcesStatus(input: StatusInput): SourcesStatus {
@@ -108,6 +120,8 @@ export function sourcesStatus(input: StatusInput): SourcesStatus {
     housekeeping: { runs: readiness.housekeepingRuns, skipped: readiness.housekeepingSkipped },
     deferredDeletions: readiness.deferredDeletions,
     orphanedPods: readiness.orphanedPods,
+    kubelet: input.kubelet ?? null,
+    orphanedMirrorPods: orphanedMirrorPodsStatus(input.orphanedMirrorPods ?? []),
   };
 }
 

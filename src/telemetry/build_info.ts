@@ -10,7 +10,7 @@ export interface BuildInfo {
 export function registerBuildInfo(
   registry: Registry<RegistryContentType>,
   build: BuildInfo,
-  startTime: number,
+  startTime: () => number,
 ): void {
   const registers = [registry];
   new Gauge({
@@ -23,5 +23,8 @@ export function registerBuildInfo(
     name: "podconfig_start_time_seconds",
     help: "Unix time the readiness clock started, the origin of podconfig_time_to_ready_seconds.",
     registers,
-  }).set(seconds(startTime));
+    collect() {
+      this.set(seconds(startTime()));
+    },
+  });
 }

@@ -8,12 +8,16 @@
 // default unless every node needs it), then `npm run build:docs`. The series budget test
 // (test/telemetry/series_budget.test.ts) counts the default exposition.
 import type { Registry, RegistryContentType } from "prom-client";
+import type { Clock } from "../core/deps.js";
 import type { Readiness } from "../core/readiness.js";
 import type { DispatchObservation } from "../core/sync_loop.js";
+import type { MirrorPodView } from "../kubelet/mirror_pods.js";
 import type { SourceHealth } from "../sources/health.js";
 import { type ApiWatchBacklog, registerApiWatchMetrics } from "./api_watch_metrics.js";
 import { type BuildInfo, registerBuildInfo } from "./build_info.js";
 import { registerDispatchHistograms } from "./dispatch_histograms.js";
+import { type KubeletCollectorOptions, registerKubeletMetrics } from "./kubelet_metrics.js";
+import { registerMirrorPodMetrics } from "./mirror_pod_metrics.js";
 import { registerQueueLength } from "./queue_length.js";
 import { registerReadinessMetrics } from "./readiness_metrics.js";
 import { registerSourceHealthMetrics } from "./source_health_metrics.js";
@@ -25,12 +29,18 @@ export interface CollectorContext {
   /** The core's state, computed once per scrape. */
   readiness: () => Readiness;
   sourceHealth: () => readonly SourceHealth[];
-  startTime: number;
+  /** The origin of the readiness clock; moves when the copy is reset on a kubelet restart. */
+  startTime: () => number;
   build: BuildInfo;
   exemplars: boolean;
   /** --collector.dispatch.detailed. */
   dispatchDetailed: boolean;
   queueLength?: () => number;
+  /** The cross-check with the node's kubelet, when --kubelet.url (or --demo) turns it on. */
+  kubelet?: KubeletCollectorOptions;
+  /** The sources' view of mirror pods, when the api source is configured. */
+  mirrorPods?: MirrorPodView;
+  clock?: Clock;
   /** Adds an observer of every dispatch (SyncLoop's onDispatch). */
   onDispatch(observer: (observation: DispatchObservation) => void): void;
   /** The api source's watch backlog, when there is an api source. */
@@ -93,6 +103,28 @@ export const collectors: readonly Collector[] = [
     help: "How far the api source is behind its watch stream: the largest event lag of the last minute and how long events have been waiting. No series without an api source; PodConfigApiWatchBehind needs it.",
     register(c) {
       registerApiWatchMetrics(c.registry, c.apiWatch ?? (() => undefined));
+    },
+  },
+  {
+    name: "kubelet",
+    enabledByDefault: true,
+    help: "The cross-check with the node's kubelet (only with --kubelet.url): what its /metrics says (up, start time, PLEG, sync loop paused, housekeeping ran, desired pods), the copy's counterparts and their disagreement.",
+    register(c) {
+      if (c.kubelet) registerKubeletMetrics(c.registry, { ...c.kubelet, readiness: c.readiness });
+    },
+  },
+  {
+    name: "mirror",
+    enabledByDefault: true,
+    help: "Orphaned mirror pods (only with the api source and a file or http source): mirror pods whose static pod is gone, by source, and the age of the oldest.",
+    register(c) {
+      if (c.mirrorPods && c.clock) {
+        registerMirrorPodMetrics(c.registry, {
+          mirrorPods: c.mirrorPods,
+          readiness: c.readiness,
+          clock: c.clock,
+        });
+      }
     },
   },
 ];

@@ -2,15 +2,17 @@
 // catalogue of architecture.md, read from the core at scrape time, plus the dispatch histograms
 // the sync loop feeds through onDispatch, and the exporter's own process metrics.
 import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-client";
-import { type Logger, silentLogger } from "../core/deps.js";
+import { type Clock, type Logger, silentLogger } from "../core/deps.js";
 import type { Readiness } from "../core/readiness.js";
 import type { DispatchObservation } from "../core/sync_loop.js";
+import type { MirrorPodView } from "../kubelet/mirror_pods.js";
 import type { SourceHealth } from "../sources/health.js";
 import type { ApiWatchBacklog } from "./api_watch_metrics.js";
 import type { BuildInfo } from "./build_info.js";
 import { type CollectorName, collectors, defaultCollectors } from "./collectors.js";
 import { type ExpositionType, expositionViews, TEXT } from "./exposition.js";
 import { type MetricsHandler, metricsHandler, registerHandlerMetrics } from "./metrics_handler.js";
+import type { KubeletCollectorOptions } from "./kubelet_metrics.js";
 import { oncePerScrape } from "./per_scrape.js";
 
 export interface MetricsOptions {
@@ -18,8 +20,8 @@ export interface MetricsOptions {
   readiness: () => Readiness;
   /** The sources' health records (errors by reason, last success). */
   sourceHealth: () => readonly SourceHealth[];
-  /** Milliseconds since the epoch: when the readiness clock started. */
-  startTime: number;
+  /** Milliseconds since the epoch: when the readiness clock started (moves when the copy is reset). */
+  startTime: () => number;
   /** Trace exemplars on the histograms (served in OpenMetrics only). */
   exemplars: boolean;
   /** Default process and Node.js metrics, unless --web.disable-exporter-metrics. */
@@ -35,6 +37,11 @@ export interface MetricsOptions {
   apiWatch?: () => ApiWatchBacklog | undefined;
   /** Where the metrics handler reports a failed scrape; silent when not given. */
   logger?: Logger;
+  /** The kubelet cross-check's state, for the kubelet collector; none when it is off. */
+  kubelet?: KubeletCollectorOptions;
+  /** The sources' view of mirror pods and the clock their ages are read with (mirror collector). */
+  mirrorPods?: MirrorPodView;
+  clock?: Clock;
 }
 
 export interface PodConfigMetrics {

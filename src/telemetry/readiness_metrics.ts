@@ -54,7 +54,7 @@ const perSourceGauges: readonly PerSourceGauge[] = [
 export function registerReadinessMetrics(
   registry: Registry<RegistryContentType>,
   state: () => Readiness,
-  startTime: number,
+  startTime: () => number,
 ): void {
   const registers = [registry];
   for (const { name, help, value } of perSourceGauges) {
@@ -91,7 +91,7 @@ export function registerReadinessMetrics(
     collect() {
       const { allReadyAt } = state();
       if (allReadyAt === undefined) this.remove();
-      else this.set(seconds(allReadyAt - startTime));
+      else this.set(seconds(allReadyAt - startTime()));
     },
   });
   new Gauge({

@@ -1,0 +1,125 @@
+// One GET of the kubelet's /metrics: over TLS verified against the kubelet's CA bundle (or not,
+// only when asked explicitly), with the service-account token read afresh each time (projected
+// tokens rotate), the whole exchange bounded in time and the body in size.
+import { readFile } from "node:fs/promises";
+import http from "node:http";
+import https from "node:https";
+import { errorMessage } from "../sources/error_message.js";
+
+/** Why a poll failed: the `reason` label of podconfig_kubelet_poll_errors_total. */
+export const KubeletPollErrorReasons = [
+  "credentials", // the token or CA file could not be read
+  "fetch", // connection, TLS or timeout
+  "unauthorized", // 401: the token is not accepted
+  "forbidden", // 403: no RBAC for nodes/metrics
+  "status", // any other answer than 200
+  "too_large", // body beyond the cap
+  "parse", // not a Prometheus text exposition
+] as const;
+export type KubeletPollErrorReason = (typeof KubeletPollErrorReasons)[number];
+
+export class KubeletPollError extends Error {
+  override name = "KubeletPollError";
+  constructor(
+    readonly reason: KubeletPollErrorReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface KubeletFetchOptions {
+  /** e.g. https://10.0.0.5:10250/metrics */
+  url: string;
+  /** A bearer token file (the service account's); read on every poll. */
+  tokenFile: string | undefined;
+  /** PEM bundle the kubelet's serving certificate must chain to; read on every poll. */
+  caFile: string | undefined;
+  /** Skip verification of the kubelet's certificate: only with the explicit flag. */
+  insecureSkipVerify: boolean;
+  /** Whole exchange, body included. */
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+export interface KubeletFetchResult {
+  body: string;
+  bytes: number;
+}
+
+export async function fetchKubeletMetrics(
+  options: KubeletFetchOptions,
+): Promise<KubeletFetchResult> {
+  const url = new URL(options.url);
+  const [token, ca] = await Promise.all([
+    readCredential(options.tokenFile, "token"),
+    readCredential(options.caFile, "CA bundle"),
+  ]);
+  const headers: Record<string, string> = { Accept: "text/plain;version=0.0.4" };
+  if (token !== undefined) headers.Authorization = `Bearer ${token.trim()}`;
+  const request = url.protocol === "https:" ? https.request : http.request;
+  const tls =
+    url.protocol === "https:"
+      ? { ca: ca === undefined ? undefined : ca, rejectUnauthorized: !options.insecureSkipVerify }
+      : {};
+  return new Promise<KubeletFetchResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      req.destroy(new KubeletPollError("fetch", `timed out after ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    const fail = (error: unknown): void => {
+      clearTimeout(timer);
+      reject(
+        error instanceof KubeletPollError
+          ? error
+          : new KubeletPollError("fetch", errorMessage(error)),
+      );
+    };
+    const req = request(url, { method: "GET", headers, agent: false, ...tls }, (response) => {
+      const status = response.statusCode ?? 0;
+      if (status !== 200) {
+        response.resume();
+        req.destroy(statusError(status));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      response.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > options.maxBytes) {
+          req.destroy(
+            new KubeletPollError("too_large", `body larger than ${options.maxBytes} bytes`),
+          );
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on("end", () => {
+        clearTimeout(timer);
+        resolve({ body: Buffer.concat(chunks).toString("utf8"), bytes });
+      });
+      response.on("error", fail);
+    });
+    req.on("error", fail);
+    req.end();
+  });
+}
+
+function statusError(status: number): KubeletPollError {
+  if (status === 401) return new KubeletPollError("unauthorized", "401 Unauthorized");
+  if (status === 403) {
+    return new KubeletPollError("forbidden", "403 Forbidden: is nodes/metrics get granted?");
+  }
+  return new KubeletPollError("status", `HTTP ${status}`);
+}
+
+async function readCredential(path: string | undefined, what: string): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    throw new KubeletPollError(
+      "credentials",
+      `cannot read the ${what} ${path}: ${errorMessage(error)}`,
+    );
+  }
+}

@@ -1,0 +1,190 @@
+// The cross-check: polls the node's kubelet /metrics every period, keeps what it says (up or
+// why not, its start time, PLEG, runtime, whether its housekeeping ran), reports a kubelet
+// restart (its start time changed) and whether its sync loop would be paused now.
+import { type Clock, type Logger, silentLogger, systemClock } from "../core/deps.js";
+import { errorMessage } from "../sources/error_message.js";
+import { ExpositionError, parseExposition } from "./exposition.js";
+import { type KubeletFetchResult, KubeletPollError, type KubeletPollErrorReason } from "./fetch.js";
+import { type KubeletSignals, readKubeletSignals } from "./signals.js";
+import {
+  isPaused,
+  type PauseVerdict,
+  plegUnhealthy,
+  RuntimeStatusTracker,
+  unknownVerdict,
+} from "./sync_loop_state.js";
+
+/** process_start_time_seconds is derived from /proc ticks; a smaller move is not a restart. */
+const RestartToleranceMs = 1000;
+
+export interface KubeletWitnessOptions {
+  /** One GET of the kubelet's /metrics (fetchKubeletMetrics with its options). */
+  fetch: () => Promise<KubeletFetchResult>;
+  periodMs: number;
+  clock?: Clock;
+  logger?: Logger;
+  /** The kubelet restarted (its start time changed): the copy is reset from `startTime`. */
+  onRestart?: (startTime: number) => Promise<void>;
+  /** After every poll, with whether the kubelet's sync loop would now be paused. */
+  onVerdict?: (verdict: PauseVerdict) => void;
+}
+
+export interface PollRecord {
+  at: number;
+  durationMs: number;
+  bytes: number;
+}
+
+export interface WitnessView {
+  /** The last poll succeeded. */
+  up: boolean;
+  polls: number;
+  errors: ReadonlyMap<KubeletPollErrorReason, number>;
+  lastError: { reason: KubeletPollErrorReason; message: string; at: number } | undefined;
+  lastSuccess: PollRecord | undefined;
+  /** From the last successful poll. */
+  signals: KubeletSignals | undefined;
+  /** Restarts seen while watching (start time changes). */
+  restarts: number;
+  /** Mean PLEG relist duration over the last poll interval, seconds. */
+  plegRelistMeanSeconds: number | undefined;
+  /** The verdict of the last poll; all unknown when it failed. */
+  pause: PauseVerdict;
+}
+
+export class KubeletWitness {
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly runtime = new RuntimeStatusTracker();
+  private readonly errors = new Map<KubeletPollErrorReason, number>();
+  private lastError: WitnessView["lastError"];
+  private lastSuccess: PollRecord | undefined;
+  private signals: KubeletSignals | undefined;
+  private up = false;
+  private polls = 0;
+  private restarts = 0;
+  private plegRelistMean: number | undefined;
+  private pause: PauseVerdict = unknownVerdict;
+  private timer: NodeJS.Timeout | undefined;
+  private inflight: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: KubeletWitnessOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Polls now, then every period after the end of the last poll. */
+  start(): void {
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.inflight;
+  }
+
+  view(): WitnessView {
+    return {
+      up: this.up,
+      polls: this.polls,
+      errors: this.errors,
+      lastError: this.lastError,
+      lastSuccess: this.lastSuccess,
+      signals: this.signals,
+      restarts: this.restarts,
+      plegRelistMeanSeconds: this.plegRelistMean,
+      pause: this.pause,
+    };
+  }
+
+  /** One poll; start() runs them on the period. Never rejects. */
+  async poll(): Promise<void> {
+    const started = this.clock.now();
+    const cpu = process.cpuUsage();
+    try {
+      const result = await this.options.fetch();
+      const signals = readSignals(result.body);
+      const at = this.clock.now();
+      await this.observe(signals, at);
+      this.lastSuccess = { at, durationMs: at - started, bytes: result.bytes };
+      this.up = true;
+      const used = process.cpuUsage(cpu);
+      this.logger.debug("Kubelet metrics polled", {
+        bytes: result.bytes,
+        cpuMs: (used.user + used.system) / 1000,
+      });
+    } catch (error) {
+      this.recordError(error);
+    } finally {
+      this.polls++;
+    }
+    this.options.onVerdict?.(this.pause);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.inflight = this.poll().then(() => {
+        this.inflight = undefined;
+        this.schedule(this.options.periodMs);
+      });
+    }, delayMs);
+  }
+
+  private async observe(signals: KubeletSignals, at: number): Promise<void> {
+    const previous = this.signals;
+    const restarted =
+      previous?.startTime !== undefined &&
+      signals.startTime !== undefined &&
+      Math.abs(signals.startTime - previous.startTime) > RestartToleranceMs;
+    if (restarted) this.runtime.reset();
+    this.runtime.observe(signals.runtimeStatus, at);
+    this.plegRelistMean = restarted ? undefined : relistMean(previous, signals);
+    this.signals = signals;
+    this.pause = { pleg: plegUnhealthy(signals, at), runtime: this.runtime.down(at) };
+    if (isPaused(this.pause)) this.logger.debug("Kubelet sync loop paused", { ...this.pause });
+    if (!restarted || signals.startTime === undefined) return;
+    this.restarts++;
+    this.logger.info("Kubelet restarted: resetting the copy", {
+      previousStart: new Date(previous?.startTime ?? 0).toISOString(),
+      start: new Date(signals.startTime).toISOString(),
+    });
+    await this.options.onRestart?.(signals.startTime);
+  }
+
+  private recordError(error: unknown): void {
+    const reason = error instanceof KubeletPollError ? error.reason : "fetch";
+    const message = errorMessage(error);
+    this.errors.set(reason, (this.errors.get(reason) ?? 0) + 1);
+    if (this.up || this.lastError?.reason !== reason) {
+      this.logger.warn("Kubelet metrics poll failed", { reason, error: message });
+    }
+    this.lastError = { reason, message, at: this.clock.now() };
+    this.up = false;
+    // Nothing read: the kubelet's loop is not known to be paused.
+    this.pause = unknownVerdict;
+  }
+}
+
+function readSignals(body: string): KubeletSignals {
+  try {
+    const exposition = parseExposition(body);
+    if (exposition.samples.size === 0) throw new ExpositionError("no samples in the answer");
+    return readKubeletSignals(exposition);
+  } catch (error) {
+    if (error instanceof ExpositionError) throw new KubeletPollError("parse", error.message);
+    throw error;
+  }
+}
+
+function relistMean(
+  previous: KubeletSignals | undefined,
+  current: KubeletSignals,
+): number | undefined {
+  const before = previous?.plegRelist;
+  const now = current.plegRelist;
+  if (!before || !now || now.count <= before.count) return undefined;
+  return (now.sumSeconds - before.sumSeconds) / (now.count - before.count);
+}

@@ -1,0 +1,47 @@
+// Orphaned mirror pods by the static source they came from (src/kubelet/mirror_pods.ts): how
+// many, and since when the oldest has been orphaned. Absent while not known.
+import { Gauge, type Registry, type RegistryContentType } from "prom-client";
+import type { Clock } from "../core/deps.js";
+import type { Readiness } from "../core/readiness.js";
+import type { MirrorPodView } from "../kubelet/mirror_pods.js";
+import { oncePerScrape } from "./per_scrape.js";
+import { seconds } from "./units.js";
+
+export interface MirrorPodMetricsOptions {
+  mirrorPods: MirrorPodView;
+  readiness: () => Readiness;
+  clock: Clock;
+}
+
+export function registerMirrorPodMetrics(
+  registry: Registry<RegistryContentType>,
+  options: MirrorPodMetricsOptions,
+): void {
+  const orphans = oncePerScrape(() =>
+    options.mirrorPods.orphans(options.readiness().sources.map(({ source }) => source)),
+  );
+  new Gauge({
+    name: "podconfig_orphaned_mirror_pods",
+    help: "Mirror pods of this node (api source) whose static pod is gone from the file or http source they came from; only the kubelet's housekeeping deletes them. Absent until both sources have listed.",
+    labelNames: ["source"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { source, count } of orphans()) this.set({ source }, count);
+    },
+  });
+  new Gauge({
+    name: "podconfig_orphaned_mirror_pod_age_seconds",
+    help: "Seconds since the oldest orphaned mirror pod of the source was first seen orphaned; absent when there is none.",
+    labelNames: ["source"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const now = options.clock.now();
+      for (const { source, oldestSince } of orphans()) {
+        if (oldestSince !== undefined)
+          this.set({ source }, seconds(Math.max(0, now - oldestSince)));
+      }
+    },
+  });
+}

@@ -1,0 +1,109 @@
+// fetchKubeletMetrics against a real TLS server: the kubelet's CA bundle verifies it, another CA
+// does not, skipping verification takes the explicit option; the token is read on every poll;
+// 401, 403, other statuses, a hung kubelet and an oversized body are errors with their reason.
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import {
+  fetchKubeletMetrics,
+  type KubeletFetchOptions,
+  KubeletPollError,
+} from "../../src/kubelet/fetch.js";
+import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
+
+let pki: TestPKI;
+let kubelet: FakeKubelet;
+let options: KubeletFetchOptions;
+
+before(async () => {
+  pki = await makeTestPKI();
+  kubelet = await FakeKubelet.start(pki);
+  const tokenFile = join(pki.dir, "token");
+  await writeFile(tokenFile, `${kubelet.token}\n`);
+  options = {
+    url: kubelet.url,
+    tokenFile,
+    caFile: pki.caFile,
+    insecureSkipVerify: false,
+    timeoutMs: 5000,
+    maxBytes: 1024 * 1024,
+  };
+});
+after(async () => {
+  await kubelet.close();
+  await pki.remove();
+});
+
+async function failure(overrides: Partial<KubeletFetchOptions>): Promise<KubeletPollError> {
+  try {
+    await fetchKubeletMetrics({ ...options, ...overrides });
+  } catch (error) {
+    assert.ok(error instanceof KubeletPollError, String(error));
+    return error;
+  }
+  assert.fail("the poll succeeded");
+}
+
+describe("fetchKubeletMetrics", () => {
+  test("verifies the kubelet against its CA and sends the token", async () => {
+    kubelet.answer = { kind: "metrics" };
+    const result = await fetchKubeletMetrics(options);
+    assert.match(result.body, /^process_start_time_seconds \d+$/m);
+    assert.equal(result.bytes, Buffer.byteLength(result.body));
+    assert.equal(kubelet.tokensSeen.at(-1), kubelet.token);
+  });
+
+  test("a certificate from another CA is refused unless verification is skipped explicitly", async () => {
+    const refused = await failure({ caFile: pki.otherCAFile });
+    assert.equal(refused.reason, "fetch");
+    assert.match(refused.message, /certificate/i);
+    const skipped = await fetchKubeletMetrics({
+      ...options,
+      caFile: pki.otherCAFile,
+      insecureSkipVerify: true,
+    });
+    assert.match(skipped.body, /kubelet_pleg_last_seen_seconds/);
+  });
+
+  test("the token file is read again on every poll (projected tokens rotate)", async () => {
+    const tokenFile = options.tokenFile as string;
+    await writeFile(tokenFile, "rotated-token\n");
+    kubelet.token = "rotated-token";
+    await fetchKubeletMetrics(options);
+    assert.equal(kubelet.tokensSeen.at(-1), "rotated-token");
+    kubelet.token = "kubelet-test-token";
+    await writeFile(tokenFile, "kubelet-test-token\n");
+  });
+
+  test("401, 403 and other statuses each have their reason", async () => {
+    kubelet.token = "another-token";
+    assert.equal((await failure({})).reason, "unauthorized");
+    kubelet.token = "kubelet-test-token";
+    kubelet.answer = { kind: "status", status: 403 };
+    const forbidden = await failure({});
+    assert.equal(forbidden.reason, "forbidden");
+    assert.match(forbidden.message, /nodes\/metrics/);
+    kubelet.answer = { kind: "status", status: 500 };
+    assert.equal((await failure({})).reason, "status");
+    kubelet.answer = { kind: "metrics" };
+  });
+
+  test("a kubelet that never answers times out; a body over the cap is refused", async () => {
+    kubelet.answer = { kind: "hang" };
+    const hung = await failure({ timeoutMs: 200 });
+    assert.equal(hung.reason, "fetch");
+    assert.match(hung.message, /timed out/);
+    kubelet.answer = { kind: "body", body: "x".repeat(64 * 1024) };
+    assert.equal((await failure({ maxBytes: 1024 })).reason, "too_large");
+    kubelet.answer = { kind: "metrics" };
+  });
+
+  test("an unreadable token or CA file is a credentials error naming the file", async () => {
+    const missing = join(pki.dir, "missing");
+    const error = await failure({ tokenFile: missing });
+    assert.equal(error.reason, "credentials");
+    assert.ok(error.message.includes(missing));
+    assert.equal((await failure({ caFile: missing })).reason, "credentials");
+  });
+});

@@ -1,0 +1,167 @@
+// A fake kubelet on 127.0.0.1: /metrics over TLS with a serving certificate signed by a CA made
+// for the test (openssl), a bearer token check, and an exposition in the kubelet's own shape
+// (src/demo/kubelet_exposition.ts) whose state the test drives: restarts, PLEG going stale,
+// the runtime failing, housekeeping series appearing, or answers that are not metrics at all.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import {
+  type KubeletMetricsState,
+  renderKubeletMetrics,
+} from "../../src/demo/kubelet_exposition.js";
+
+const run = promisify(execFile);
+
+export interface TestPKI {
+  dir: string;
+  caFile: string;
+  /** A CA that did not sign the server's certificate. */
+  otherCAFile: string;
+  key: Buffer;
+  cert: Buffer;
+  remove(): Promise<void>;
+}
+
+/** A CA and a serving certificate for 127.0.0.1, made now with openssl. */
+export async function makeTestPKI(): Promise<TestPKI> {
+  const dir = await mkdtemp(join(tmpdir(), "fake-kubelet-pki-"));
+  const at = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => run("openssl", args, { cwd: dir });
+  for (const ca of ["ca", "other-ca"]) {
+    await openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      `/CN=${ca}`,
+      "-keyout",
+      at(`${ca}.key`),
+      "-out",
+      at(`${ca}.crt`),
+    );
+  }
+  await writeFile(at("san.ext"), "subjectAltName=IP:127.0.0.1\n");
+  await openssl(
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-keyout",
+    at("server.key"),
+    "-out",
+    at("server.csr"),
+  );
+  await openssl(
+    "x509",
+    "-req",
+    "-in",
+    at("server.csr"),
+    "-CA",
+    at("ca.crt"),
+    "-CAkey",
+    at("ca.key"),
+    "-CAcreateserial",
+    "-days",
+    "1",
+    "-extfile",
+    at("san.ext"),
+    "-out",
+    at("server.crt"),
+  );
+  return {
+    dir,
+    caFile: at("ca.crt"),
+    otherCAFile: at("other-ca.crt"),
+    key: await readFile(at("server.key")),
+    cert: await readFile(at("server.crt")),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export type FakeKubeletAnswer =
+  | { kind: "metrics" }
+  | { kind: "status"; status: number }
+  | { kind: "body"; body: string }
+  /** Accepts the request and never answers. */
+  | { kind: "hang" };
+
+export class FakeKubelet {
+  state: KubeletMetricsState;
+  answer: FakeKubeletAnswer = { kind: "metrics" };
+  /** The bearer token accepted; any other gets 401. */
+  token = "kubelet-test-token";
+  /** Tokens presented, in order. */
+  readonly tokensSeen: string[] = [];
+  private constructor(
+    private readonly server: Server,
+    now: number,
+  ) {
+    this.state = {
+      version: "v1.32.4",
+      startTimeSeconds: Math.floor(now / 1000) - 60,
+      plegLastSeenSeconds: Math.floor(now / 1000),
+      plegRelist: { count: 60, sumSeconds: 0.6 },
+      runtimeStatus: { total: 12, errors: 0 },
+      housekeeping: { desiredStatic: 1, desiredNonStatic: 0 },
+    };
+  }
+
+  static async start(pki: TestPKI, now = Date.now()): Promise<FakeKubelet> {
+    let self: FakeKubelet | undefined;
+    const server = createServer({ key: pki.key, cert: pki.cert }, (request, response) => {
+      if (!self) return;
+      const auth = request.headers.authorization ?? "";
+      self.tokensSeen.push(auth.replace(/^Bearer /, ""));
+      if (request.url !== "/metrics") {
+        response.writeHead(404).end();
+        return;
+      }
+      if (auth !== `Bearer ${self.token}`) {
+        response.writeHead(401, { "content-type": "text/plain" }).end("Unauthorized\n");
+        return;
+      }
+      const answer = self.answer;
+      if (answer.kind === "hang") return;
+      if (answer.kind === "status") {
+        response.writeHead(answer.status, { "content-type": "text/plain" }).end("no\n");
+        return;
+      }
+      const body = answer.kind === "body" ? answer.body : renderKubeletMetrics(self.state);
+      response.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(body);
+    });
+    self = new FakeKubelet(server, now);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return self;
+  }
+
+  get url(): string {
+    return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}/metrics`;
+  }
+
+  /** The kubelet process restarts at `atSeconds`: no housekeeping yet, PLEG not relisted. */
+  restart(atSeconds: number): void {
+    this.state = {
+      ...this.state,
+      startTimeSeconds: atSeconds,
+      plegLastSeenSeconds: 0,
+      plegRelist: { count: 0, sumSeconds: 0 },
+      runtimeStatus: { total: 0, errors: 0 },
+      housekeeping: undefined,
+    };
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
