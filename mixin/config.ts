@@ -58,6 +58,18 @@ export interface MixinConfig {
   slowStartupThresholdSeconds: number;
   /** …and clears this long after the node became ready. */
   slowStartupClearAfter: string;
+  /** `for` of PodConfigKubeletCrossCheckFailing: how long every poll of the kubelet may fail. */
+  kubeletCrossCheckFailingFor: string;
+  /** How long after the kubelet's start it may not have housekept without an alert. */
+  kubeletHousekeepingGracePeriod: string;
+  /** `for` of PodConfigKubeletHousekeepingNotRunning (after that grace period). */
+  kubeletHousekeepingNotRunningFor: string;
+  /** `for` of PodConfigKubeletDisagreement. */
+  kubeletDisagreementFor: string;
+  /** `for` of PodConfigKubeletPLEGStale and PodConfigKubeletRuntimeDown. */
+  kubeletSyncLoopPausedFor: string;
+  /** PodConfigOrphanedMirrorPod fires when a mirror pod has been orphaned this many seconds. */
+  orphanedMirrorPodAgeThresholdSeconds: number;
   /** Tags on the generated dashboards. */
   grafanaDashboardTags: string[];
 }
@@ -84,6 +96,12 @@ export const defaultConfig: MixinConfig = {
   exporterAbsentFor: "10m",
   slowStartupThresholdSeconds: 120,
   slowStartupClearAfter: "1h",
+  kubeletCrossCheckFailingFor: "15m",
+  kubeletHousekeepingGracePeriod: "10m",
+  kubeletHousekeepingNotRunningFor: "5m",
+  kubeletDisagreementFor: "15m",
+  kubeletSyncLoopPausedFor: "5m",
+  orphanedMirrorPodAgeThresholdSeconds: 300,
   grafanaDashboardTags: ["podconfig-exporter", "kubelet"],
 };
 
@@ -129,6 +147,12 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   exporterAbsentFor: "duration",
   slowStartupThresholdSeconds: "number",
   slowStartupClearAfter: "duration",
+  kubeletCrossCheckFailingFor: "duration",
+  kubeletHousekeepingGracePeriod: "duration",
+  kubeletHousekeepingNotRunningFor: "duration",
+  kubeletDisagreementFor: "duration",
+  kubeletSyncLoopPausedFor: "duration",
+  orphanedMirrorPodAgeThresholdSeconds: "number",
   grafanaDashboardTags: "strings",
 };
 

@@ -6,6 +6,7 @@ import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { renderDashboards } from "../dashboards/render.js";
 import { exporterAlerts } from "./alerts/exporter.js";
 import { fleetAlerts } from "./alerts/fleet.js";
+import { kubeletAlerts } from "./alerts/kubelet.js";
 import { readinessAlerts } from "./alerts/readiness.js";
 import { sourceAlerts } from "./alerts/sources.js";
 import type { MixinConfig } from "./config.js";
@@ -14,7 +15,13 @@ import { timeToReadyRules } from "./rules/time_to_ready.js";
 
 export function prometheusAlerts(cfg: MixinConfig): { groups: RuleGroup<AlertingRule>[] } {
   return {
-    groups: [exporterAlerts(cfg), readinessAlerts(cfg), sourceAlerts(cfg), fleetAlerts(cfg)],
+    groups: [
+      exporterAlerts(cfg),
+      readinessAlerts(cfg),
+      sourceAlerts(cfg),
+      fleetAlerts(cfg),
+      kubeletAlerts(cfg),
+    ],
   };
 }
 

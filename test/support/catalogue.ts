@@ -29,6 +29,25 @@ export const catalogue: Readonly<Record<string, "gauge" | "counter" | "histogram
   podconfig_api_watch_lag_seconds: "gauge",
   podconfig_api_watch_backlog_seconds: "gauge",
   podconfig_source_stale: "gauge",
+  // The kubelet cross-check (only with --kubelet.url) and orphaned mirror pods.
+  podconfig_kubelet_up: "gauge",
+  podconfig_kubelet_last_success_timestamp_seconds: "gauge",
+  podconfig_kubelet_poll_response_bytes: "gauge",
+  podconfig_kubelet_poll_duration_seconds: "gauge",
+  podconfig_kubelet_info: "gauge",
+  podconfig_kubelet_start_time_seconds: "gauge",
+  podconfig_kubelet_pleg_last_seen_timestamp_seconds: "gauge",
+  podconfig_kubelet_pleg_relist_duration_seconds: "gauge",
+  podconfig_kubelet_sync_loop_paused: "gauge",
+  podconfig_kubelet_housekeeping_ran: "gauge",
+  podconfig_kubelet_desired_pods: "gauge",
+  podconfig_kubelet_copy_desired_pods: "gauge",
+  podconfig_kubelet_disagreement: "gauge",
+  podconfig_kubelet_polls_total: "counter",
+  podconfig_kubelet_poll_errors_total: "counter",
+  podconfig_kubelet_restarts_total: "counter",
+  podconfig_orphaned_mirror_pods: "gauge",
+  podconfig_orphaned_mirror_pod_age_seconds: "gauge",
 };
 
 /** Labels each metric may carry (histograms add `le` on buckets). */
@@ -40,6 +59,14 @@ export const allowedLabels: Readonly<Record<string, readonly string[]>> = {
   podconfig_source_errors_total: ["source", "reason"],
   podconfig_api_watch_lag_seconds: ["source"],
   podconfig_api_watch_backlog_seconds: ["source"],
+  podconfig_kubelet_info: ["version", "supported"],
+  podconfig_kubelet_sync_loop_paused: ["reason"],
+  podconfig_kubelet_desired_pods: ["static"],
+  podconfig_kubelet_copy_desired_pods: ["static"],
+  podconfig_kubelet_disagreement: ["direction", "reason"],
+  podconfig_kubelet_poll_errors_total: ["reason"],
+  podconfig_orphaned_mirror_pods: ["source"],
+  podconfig_orphaned_mirror_pod_age_seconds: ["source"],
 };
 
 export const perSourceGauges = [

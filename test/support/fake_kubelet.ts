@@ -98,6 +98,14 @@ export type FakeKubeletAnswer =
 export class FakeKubelet {
   state: KubeletMetricsState;
   answer: FakeKubeletAnswer = { kind: "metrics" };
+  /**
+   * Live, the kubelet works between two requests: PLEG relists (last seen is now, unless
+   * plegStale) and the runtime's Status is called once (and fails if runtimeFailing). Not live,
+   * the state changes only when the test changes it (tests on a manual clock).
+   */
+  live = false;
+  plegStale = false;
+  runtimeFailing = false;
   /** The bearer token accepted; any other gets 401. */
   token = "kubelet-test-token";
   /** Tokens presented, in order. */
@@ -136,6 +144,7 @@ export class FakeKubelet {
         response.writeHead(answer.status, { "content-type": "text/plain" }).end("no\n");
         return;
       }
+      if (self.live) self.work();
       const body = answer.kind === "body" ? answer.body : renderKubeletMetrics(self.state);
       response.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(body);
     });
@@ -146,6 +155,23 @@ export class FakeKubelet {
 
   get url(): string {
     return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}/metrics`;
+  }
+
+  private work(): void {
+    const { plegRelist, runtimeStatus } = this.state;
+    this.state = {
+      ...this.state,
+      plegLastSeenSeconds: this.plegStale
+        ? this.state.plegLastSeenSeconds
+        : Math.floor(Date.now() / 1000),
+      plegRelist: this.plegStale
+        ? plegRelist
+        : { count: plegRelist.count + 1, sumSeconds: plegRelist.sumSeconds + 0.01 },
+      runtimeStatus: {
+        total: runtimeStatus.total + 1,
+        errors: runtimeStatus.errors + (this.runtimeFailing ? 1 : 0),
+      },
+    };
   }
 
   /** The kubelet process restarts at `atSeconds`: no housekeeping yet, PLEG not relisted. */

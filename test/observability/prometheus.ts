@@ -1,0 +1,113 @@
+// A real Prometheus (Debian's, 2.42) for end-to-end tests: it scrapes one target every second
+// with the mixin's rules rendered for a time-compressed configuration, and answers queries and
+// the alerts' states.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { basename, join } from "node:path";
+import { defaultConfig, type MixinConfig } from "../../mixin/config.js";
+import { RULES_DIR, renderMixin } from "../../mixin/render.js";
+import { eventually } from "../server/helpers.js";
+
+export const job = "podconfig-exporter";
+
+/**
+ * The rules of the default configuration with `overrides`, e.g. the start-up grace of the
+ * not-ready alerts shortened to 3 s, so that an alert can go pending within a test.
+ */
+async function timeCompressedRules(dir: string, overrides: Partial<MixinConfig>): Promise<void> {
+  const files = renderMixin({ ...defaultConfig, ...overrides });
+  for (const { path, content } of files.filter((f) => f.path.startsWith(`${RULES_DIR}/`)))
+    await writeFile(join(dir, basename(path)), content);
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+export class Prometheus {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+    readonly log: () => string,
+  ) {}
+
+  static async start(
+    dir: string,
+    target: string,
+    overrides: Partial<MixinConfig>,
+  ): Promise<Prometheus> {
+    await mkdir(join(dir, "rules"));
+    await timeCompressedRules(join(dir, "rules"), overrides);
+    await writeFile(
+      join(dir, "prometheus.yml"),
+      [
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}",
+        "rule_files: [rules/*.yml]",
+        "scrape_configs:",
+        `  - job_name: ${job}`,
+        `    static_configs: [{targets: ["${target}"]}]`,
+        "",
+      ].join("\n"),
+    );
+    const port = await freePort();
+    const child = spawn(
+      "prometheus",
+      [
+        `--config.file=${join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(dir, "data")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        "--log.level=warn",
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let log = "";
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      log += chunk;
+    });
+    const prometheus = new Prometheus(child, `http://127.0.0.1:${port}`, () => log);
+    await eventually(
+      async () =>
+        (await fetch(`${prometheus.url}/-/ready`).catch(() => undefined))?.ok ? true : undefined,
+      "prometheus to be ready",
+      30_000,
+    );
+    return prometheus;
+  }
+
+  async query(expr: string): Promise<Sample[]> {
+    const response = await fetch(`${this.url}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body = (await response.json()) as {
+      status: string;
+      error?: string;
+      data?: { result: Sample[] };
+    };
+    assert.equal(body.status, "success", `${expr}: ${body.error}`);
+    return body.data?.result ?? [];
+  }
+
+  async alerts(name: string): Promise<{ labels: Record<string, string>; state: string }[]> {
+    const response = await fetch(`${this.url}/api/v1/alerts`);
+    const body = (await response.json()) as {
+      data: { alerts: { labels: Record<string, string>; state: string }[] };
+    };
+    return body.data.alerts.filter((alert) => alert.labels.alertname === name);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    this.child.kill("SIGTERM");
+    await once(this.child, "exit");
+  }
+}
