@@ -219,6 +219,93 @@ const restarts = (s: Scope) => [
     .dataLinks([toNode(s)]),
 ];
 
+const kubelet = (s: Scope) => [
+  new RowBuilder("Kubelet cross-check"),
+  stat(
+    {
+      title: "Kubelets not housekeeping",
+      description:
+        "Nodes whose kubelet has not run housekeeping since it started (the series only HandlePodCleanups writes are missing): by its own word its sources are not all ready, or its loop is paused. Needs --kubelet.url.",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [
+        {
+          expr: countOrZero(`${s.sel("podconfig_kubelet_housekeeping_ran")} == 0`),
+          instant: true,
+        },
+      ],
+    },
+    BigValueColorMode.Background,
+    BigValueGraphMode.Area,
+  ),
+  stat(
+    {
+      title: "Kubelet sync loops paused",
+      description:
+        "Nodes whose kubelet skips every sync loop iteration: PLEG not relisted for 3 minutes, or no successful container runtime Status for 30 s.",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [
+        {
+          expr: countOrZero(
+            `max by (${s.node}) (${s.sel("podconfig_kubelet_sync_loop_paused")}) == 1`,
+          ),
+          instant: true,
+        },
+      ],
+    },
+    BigValueColorMode.Background,
+    BigValueGraphMode.Area,
+  ),
+  stat(
+    {
+      title: "Copy and kubelet disagreeing",
+      description:
+        "Nodes where the exporter's copy and the kubelet's own signals disagree on readiness (either direction).",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [
+        {
+          expr: countOrZero(`max by (${s.node}) (${s.sel("podconfig_kubelet_disagreement")}) == 1`),
+          instant: true,
+        },
+      ],
+    },
+    BigValueColorMode.Background,
+    BigValueGraphMode.Area,
+  ),
+  stat(
+    {
+      title: "Cross-checks failing",
+      description:
+        "Exporters whose last poll of the kubelet's /metrics failed: their kubelet's signals are unknown (podconfig_kubelet_poll_errors_total says why).",
+      unit: "short",
+      width: 6,
+      height: 5,
+      queries: [{ expr: countOrZero(`${s.sel("podconfig_kubelet_up")} == 0`), instant: true }],
+    },
+    BigValueColorMode.Background,
+    BigValueGraphMode.Area,
+  ),
+  timeSeries({
+    title: "Orphaned mirror pods by node",
+    description:
+      "Mirror pods whose static pod is gone, per node and source. Only the kubelet's housekeeping deletes them.",
+    unit: "short",
+    width: 24,
+    height: 8,
+    queries: [
+      {
+        expr: s.sel("podconfig_orphaned_mirror_pods"),
+        legend: "{{instance}} {{source}}",
+      },
+    ],
+  }),
+];
+
 export function fleetReadinessDashboard(cfg: MixinConfig): Dashboard {
   const s = scope(cfg);
   return readinessDashboard(
@@ -237,6 +324,6 @@ export function fleetReadinessDashboard(cfg: MixinConfig): Dashboard {
         tooltip: "One node: per-source state and update flow",
       },
     },
-    [...now(s), ...timeToReady(s), ...stuck(s), ...restarts(s)],
+    [...now(s), ...timeToReady(s), ...stuck(s), ...restarts(s), ...kubelet(s)],
   );
 }

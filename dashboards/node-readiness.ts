@@ -303,6 +303,120 @@ const consequences = (s: Scope) => [
   }),
 ];
 
+const kubelet = (s: Scope) => [
+  new RowBuilder("Kubelet cross-check (--kubelet.url) and orphaned mirror pods"),
+  stateTimeline(
+    {
+      title: "The kubelet's own signals",
+      description:
+        "What the node's kubelet /metrics says: cross-check up (the poll succeeds), housekeeping ran in its current process (HandlePodCleanups wrote its series, which it does only once all its sources are ready), and its sync loop paused (PLEG not relisted for 3 min, or no successful runtime Status for 30 s; the copy is held meanwhile). Nothing shows without --kubelet.url.",
+      unit: "bool_yes_no",
+      width: 12,
+      height: 8,
+      queries: [
+        { expr: s.sel("podconfig_kubelet_up"), legend: "cross-check up" },
+        { expr: s.sel("podconfig_kubelet_housekeeping_ran"), legend: "housekeeping ran" },
+        { expr: s.sel("podconfig_kubelet_sync_loop_paused"), legend: "paused: {{reason}}" },
+      ],
+    },
+    "no",
+    "yes",
+  ),
+  stateTimeline(
+    {
+      title: "Copy and kubelet disagreeing",
+      description:
+        "copy_ready_kubelet_not: the exporter's copy has all sources ready, the kubelet has not housekept (its sources are not ready, or its loop is paused). kubelet_ready_copy_not: the reverse. The exporter's readiness is never changed by this.",
+      unit: "bool_yes_no",
+      width: 12,
+      height: 8,
+      queries: [
+        {
+          expr: s.sel("podconfig_kubelet_disagreement"),
+          legend: "{{direction}} ({{reason}})",
+        },
+      ],
+    },
+    "no",
+    "yes",
+  ),
+  timeSeries({
+    title: "Desired pods: kubelet vs copy",
+    description:
+      "The kubelet's kubelet_desired_pods at its last housekeeping, static (file, http) or not (api), beside the copy's: pods stored from file and http, api pods that are not mirror pods. Informational: the kubelet counts terminated pods it still tracks.",
+    unit: "short",
+    width: 12,
+    height: 8,
+    queries: [
+      { expr: s.sel("podconfig_kubelet_desired_pods"), legend: "kubelet static={{static}}" },
+      { expr: s.sel("podconfig_kubelet_copy_desired_pods"), legend: "copy static={{static}}" },
+    ],
+  }),
+  timeSeries({
+    title: "Orphaned mirror pods",
+    description:
+      "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Needs the api source.",
+    unit: "short",
+    width: 12,
+    height: 8,
+    queries: [
+      { expr: s.sel("podconfig_orphaned_mirror_pods"), legend: "{{source}} orphaned" },
+      {
+        expr: s.sel("podconfig_orphaned_mirror_pod_age_seconds"),
+        legend: "{{source}} oldest, seconds",
+      },
+    ],
+  }),
+  timeSeries({
+    title: "Kubelet PLEG and restarts",
+    description:
+      "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, seconds since the kubelet's process started (back to 0 at each restart, which resets the copy) and restarts seen.",
+    unit: "s",
+    width: 12,
+    height: 8,
+    queries: [
+      {
+        expr: `time() - ${s.sel("podconfig_kubelet_pleg_last_seen_timestamp_seconds")}`,
+        legend: "since PLEG relist",
+      },
+      { expr: s.sel("podconfig_kubelet_pleg_relist_duration_seconds"), legend: "relist duration" },
+      {
+        expr: `time() - ${s.sel("podconfig_kubelet_start_time_seconds")}`,
+        legend: "kubelet uptime",
+      },
+      {
+        expr: `increase(${s.sel("podconfig_kubelet_restarts_total")}[$__rate_interval])`,
+        legend: "restarts seen",
+      },
+    ],
+  }),
+  timeSeries({
+    title: "Kubelet polls",
+    description:
+      "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS), the last poll's duration and size, seconds since the last success, and the kubelet's version (1 per version).",
+    unit: "short",
+    width: 12,
+    height: 8,
+    queries: [
+      { expr: rate(s, "podconfig_kubelet_polls_total", ""), legend: "polls/s" },
+      {
+        expr: rate(s, "podconfig_kubelet_poll_errors_total", "reason"),
+        legend: "failed/s {{reason}}",
+      },
+      { expr: s.sel("podconfig_kubelet_poll_duration_seconds"), legend: "last poll, s" },
+      {
+        expr: `${s.sel("podconfig_kubelet_poll_response_bytes")} / 1024`,
+        legend: "last answer, KiB",
+      },
+      {
+        expr: `time() - ${s.sel("podconfig_kubelet_last_success_timestamp_seconds")}`,
+        legend: "since last success, s",
+      },
+      { expr: s.sel("podconfig_kubelet_info"), legend: "kubelet {{version}}" },
+    ],
+  }),
+];
+
 export function nodeReadinessDashboard(cfg: MixinConfig): Dashboard {
   const s = scope(cfg);
   return readinessDashboard(
@@ -321,6 +435,6 @@ export function nodeReadinessDashboard(cfg: MixinConfig): Dashboard {
         tooltip: "All nodes: who is not ready, slowest starts",
       },
     },
-    [...readiness(s), ...updateFlow(s), ...consequences(s)],
+    [...readiness(s), ...updateFlow(s), ...consequences(s), ...kubelet(s)],
   );
 }

@@ -14,25 +14,7 @@ import { MirrorPodView } from "../../src/kubelet/mirror_pods.js";
 import type { SourcesStatus } from "../../src/server/state.js";
 import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
-import { ManualClock } from "../support/pods.js";
-
-function mirrorOf(name: string, source: string, uid = `mirror-${name}`): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name,
-      namespace: "kube-system",
-      uid,
-      annotations: {
-        "kubernetes.io/config.hash": "abc",
-        "kubernetes.io/config.mirror": "abc",
-        "kubernetes.io/config.source": source,
-      },
-    },
-    spec: { nodeName: "test-node", containers: [{ name: "c", image: "i" }] },
-  };
-}
+import { ManualClock, mirrorPod } from "../support/pods.js";
 
 const set = (source: string, pods: Pod[]) => ({ op: "SET" as const, source, pods });
 const sink = { send: async () => {} };
@@ -45,9 +27,9 @@ describe("MirrorPodView", () => {
     const file = view.wrap("file", sink);
     const registered = ["file", "api"];
     assert.deepEqual(view.orphans(registered), [], "nothing listed yet");
-    await api.send(set("api", [mirrorOf("etcd-n", "file"), mirrorOf("web-n", "http")]));
+    await api.send(set("api", [mirrorPod("etcd-n", "file"), mirrorPod("web-n", "http")]));
     assert.deepEqual(view.orphans(registered), [], "file not listed yet: unknown");
-    const etcd = mirrorOf("etcd-n", "file");
+    const etcd = mirrorPod("etcd-n", "file");
     await file.send(
       set("file", [{ ...etcd, metadata: { name: "etcd-n", namespace: "kube-system" } }]),
     );
@@ -76,7 +58,7 @@ describe("the exporter's orphaned mirror pods", () => {
     t.after(() => rm(kubeconfigDir, { recursive: true, force: true }));
     const apiserver = await FakeApiserver.start();
     t.after(() => apiserver.close());
-    apiserver.addPod(mirrorOf("etcd-test-node", "file"));
+    apiserver.addPod(mirrorPod("etcd-test-node", "file"));
     const exporter = await exporterFromFlags([
       `--pod-manifest-path=${dir.path}`,
       `--kubeconfig=${await apiserver.writeKubeconfig(kubeconfigDir)}`,

@@ -8,10 +8,10 @@ import { mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { Pod } from "../../src/core/types.js";
 import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
+import { mirrorPod } from "../support/pods.js";
 import { freePort, Prometheus } from "./prometheus.js";
 
 let pki: TestPKI;
@@ -19,22 +19,6 @@ before(async () => {
   pki = await makeTestPKI();
 });
 after(() => pki.remove());
-
-/** The mirror pod the kubelet made for the file source's etcd pod on node test-node. */
-const etcdMirror: Pod = {
-  apiVersion: "v1",
-  kind: "Pod",
-  metadata: {
-    name: "etcd-test-node",
-    namespace: "kube-system",
-    annotations: {
-      "kubernetes.io/config.hash": "abc",
-      "kubernetes.io/config.mirror": "abc",
-      "kubernetes.io/config.source": "file",
-    },
-  },
-  spec: { nodeName: "test-node", containers: [{ name: "etcd", image: "etcd" }] },
-};
 
 describe("a real Prometheus with the kubelet alerts", () => {
   test("each kubelet alert goes pending when its incident shows, and clears", async (t) => {
@@ -44,7 +28,8 @@ describe("a real Prometheus with the kubelet alerts", () => {
     t.after(() => pods.remove());
     const apiserver = await FakeApiserver.start();
     t.after(() => apiserver.close());
-    apiserver.addPod(etcdMirror);
+    // The mirror pod the kubelet made for the file source's etcd pod.
+    apiserver.addPod(mirrorPod("etcd-test-node", "file"));
     const kubelet = await FakeKubelet.start(pki);
     t.after(() => kubelet.close());
     kubelet.live = true;

@@ -1,15 +1,18 @@
 // End to end with a real Prometheus (Debian's, 2.42): it scrapes a running exporter (file,
-// http and api sources, the last against the fake apiserver) every second with the shipped rules. Every dashboard query must run and return data; the
+// http and api sources, the last against the fake apiserver, cross-checked with a fake
+// kubelet) every second with the shipped rules. Every dashboard query must run and return data; the
 // not-ready alert for the stuck http source must go pending, and clear once the source
 // recovers and podconfig_sources_ready becomes 1.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { dashboardQueries } from "../../dashboards/queries.js";
 import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
+import { FakeKubelet, makeTestPKI } from "../support/fake_kubelet.js";
+import { mirrorPod } from "../support/pods.js";
 import { freePort, job, Prometheus } from "./prometheus.js";
 
 describe("a real Prometheus scraping the exporter with the shipped rules", () => {
@@ -22,6 +25,16 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
     t.after(() => rm(dir, { recursive: true, force: true }));
     const apiserver = await FakeApiserver.start();
     t.after(() => apiserver.close());
+    // A mirror pod whose static pod is in no source: an orphan, for the orphaned mirror panels.
+    apiserver.addPod(mirrorPod("kube-scheduler-test-node", "file"));
+    // A live fake kubelet for the cross-check panels.
+    const pki = await makeTestPKI();
+    t.after(() => pki.remove());
+    const kubelet = await FakeKubelet.start(pki);
+    t.after(() => kubelet.close());
+    kubelet.live = true;
+    const tokenFile = join(dir, "kubelet-token");
+    await writeFile(tokenFile, kubelet.token);
     const address = `127.0.0.1:${await freePort()}`;
     const flags = [
       `--web.listen-address=${address}`,
@@ -29,6 +42,10 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
       `--manifest-url=${manifests.url}`,
       "--http-check-frequency=300ms",
       `--kubeconfig=${await apiserver.writeKubeconfig(dir)}`,
+      `--kubelet.url=${kubelet.url}`,
+      `--kubelet.ca-file=${pki.caFile}`,
+      `--kubelet.token-file=${tokenFile}`,
+      "--kubelet.poll-period=500ms",
     ];
     let exporter = await exporterFromFlags(flags);
     t.after(() => exporter.stop());

@@ -52,3 +52,22 @@ export class ManualClock implements Clock {
     this.ms += ms;
   }
 }
+
+/** A mirror pod as the kubelet creates it for a static pod of `source` on node test-node. */
+export function mirrorPod(name: string, source: string, uid = `mirror-${name}`): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      namespace: "kube-system",
+      uid,
+      annotations: {
+        "kubernetes.io/config.hash": "abc",
+        "kubernetes.io/config.mirror": "abc",
+        "kubernetes.io/config.source": source,
+      },
+    },
+    spec: { nodeName: "test-node", containers: [{ name: "c", image: "i" }] },
+  };
+}
