@@ -11,8 +11,8 @@ import type { ApiWatchBacklog } from "./api_watch_metrics.js";
 import type { BuildInfo } from "./build_info.js";
 import { type CollectorName, collectors, defaultCollectors } from "./collectors.js";
 import { type ExpositionType, expositionViews, TEXT } from "./exposition.js";
-import { type MetricsHandler, metricsHandler, registerHandlerMetrics } from "./metrics_handler.js";
 import type { KubeletCollectorOptions } from "./kubelet_metrics.js";
+import { type MetricsHandler, metricsHandler, registerHandlerMetrics } from "./metrics_handler.js";
 import { oncePerScrape } from "./per_scrape.js";
 
 export interface MetricsOptions {

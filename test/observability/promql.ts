@@ -2,13 +2,14 @@
 // and a small PromQL scanner that finds the series names an expression reads.
 import { readdirSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { catalogue } from "../support/catalogue.js";
+import { catalogue, crossCheckCatalogue } from "../support/catalogue.js";
 
 /** Every series name the exporter exposes per the catalogue, plus Prometheus' own `up`. */
 export const catalogueSeries: ReadonlySet<string> = new Set([
   ...Object.entries(catalogue).flatMap(([name, type]) =>
     type === "histogram" ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name],
   ),
+  ...Object.keys(crossCheckCatalogue),
   "up",
 ]);
 

@@ -29,7 +29,13 @@ export const catalogue: Readonly<Record<string, "gauge" | "counter" | "histogram
   podconfig_api_watch_lag_seconds: "gauge",
   podconfig_api_watch_backlog_seconds: "gauge",
   podconfig_source_stale: "gauge",
-  // The kubelet cross-check (only with --kubelet.url) and orphaned mirror pods.
+};
+
+/**
+ * The kubelet cross-check's series (only with --kubelet.url) and the orphaned mirror pods' (only
+ * with an api source): not in every exposition, so apart; rules and dashboards may read them.
+ */
+export const crossCheckCatalogue: Readonly<Record<string, "gauge" | "counter">> = {
   podconfig_kubelet_up: "gauge",
   podconfig_kubelet_last_success_timestamp_seconds: "gauge",
   podconfig_kubelet_poll_response_bytes: "gauge",
@@ -59,14 +65,6 @@ export const allowedLabels: Readonly<Record<string, readonly string[]>> = {
   podconfig_source_errors_total: ["source", "reason"],
   podconfig_api_watch_lag_seconds: ["source"],
   podconfig_api_watch_backlog_seconds: ["source"],
-  podconfig_kubelet_info: ["version", "supported"],
-  podconfig_kubelet_sync_loop_paused: ["reason"],
-  podconfig_kubelet_desired_pods: ["static"],
-  podconfig_kubelet_copy_desired_pods: ["static"],
-  podconfig_kubelet_disagreement: ["direction", "reason"],
-  podconfig_kubelet_poll_errors_total: ["reason"],
-  podconfig_orphaned_mirror_pods: ["source"],
-  podconfig_orphaned_mirror_pod_age_seconds: ["source"],
 };
 
 export const perSourceGauges = [
