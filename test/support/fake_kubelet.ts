@@ -2,88 +2,39 @@
 // for the test (openssl), a bearer token check, and an exposition in the kubelet's own shape
 // (src/demo/kubelet_exposition.ts) whose state the test drives: restarts, PLEG going stale,
 // the runtime failing, housekeeping series appearing, or answers that are not metrics at all.
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import {
   type KubeletMetricsState,
   renderKubeletMetrics,
 } from "../../src/demo/kubelet_exposition.js";
-
-const run = promisify(execFile);
+import { selfSigned, signed } from "./certs.js";
 
 export interface TestPKI {
   dir: string;
   caFile: string;
   /** A CA that did not sign the server's certificate. */
   otherCAFile: string;
-  key: Buffer;
-  cert: Buffer;
+  key: string;
+  cert: string;
   remove(): Promise<void>;
 }
 
-/** A CA and a serving certificate for 127.0.0.1, made now with openssl. */
+/** A CA and a serving certificate for 127.0.0.1 signed by it, made now with openssl. */
 export async function makeTestPKI(): Promise<TestPKI> {
   const dir = await mkdtemp(join(tmpdir(), "fake-kubelet-pki-"));
-  const at = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => run("openssl", args, { cwd: dir });
-  for (const ca of ["ca", "other-ca"]) {
-    await openssl(
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      `/CN=${ca}`,
-      "-keyout",
-      at(`${ca}.key`),
-      "-out",
-      at(`${ca}.crt`),
-    );
-  }
-  await writeFile(at("san.ext"), "subjectAltName=IP:127.0.0.1\n");
-  await openssl(
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-keyout",
-    at("server.key"),
-    "-out",
-    at("server.csr"),
-  );
-  await openssl(
-    "x509",
-    "-req",
-    "-in",
-    at("server.csr"),
-    "-CA",
-    at("ca.crt"),
-    "-CAkey",
-    at("ca.key"),
-    "-CAcreateserial",
-    "-days",
-    "1",
-    "-extfile",
-    at("san.ext"),
-    "-out",
-    at("server.crt"),
-  );
+  const ca = selfSigned(dir, "ca");
+  const other = selfSigned(dir, "other-ca");
+  const server = signed(dir, "ca", "server", "IP:127.0.0.1");
   return {
     dir,
-    caFile: at("ca.crt"),
-    otherCAFile: at("other-ca.crt"),
-    key: await readFile(at("server.key")),
-    cert: await readFile(at("server.crt")),
+    caFile: ca.certFile,
+    otherCAFile: other.certFile,
+    key: server.key,
+    cert: server.cert,
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }
