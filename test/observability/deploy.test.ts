@@ -120,7 +120,7 @@ for (const overlay of overlayNames()) {
       assert.deepEqual(await schemaErrors(objects), []);
     });
 
-    test("namespaced objects are in its namespace; RBAC reads pods, lists nodes, nothing else", () => {
+    test("namespaced objects are in its namespace; RBAC reads pods, lists nodes, gets nodes/metrics, nothing else", () => {
       const clusterScoped = ["Namespace", "ClusterRole", "ClusterRoleBinding"];
       for (const o of objects)
         if (!clusterScoped.includes(o.kind))
@@ -130,6 +130,8 @@ for (const overlay of overlayNames()) {
         { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
         // The start gate (the kubelet's nodeHasSynced) lists the node and never watches it.
         { apiGroups: [""], resources: ["nodes"], verbs: ["list"] },
+        // The kubelet cross-check: the kubelet's /metrics only, never nodes/proxy.
+        { apiGroups: [""], resources: ["nodes/metrics"], verbs: ["get"] },
       ]);
       const binding = only("ClusterRoleBinding");
       assert.equal(binding.roleRef.name, role.metadata.name);
@@ -147,6 +149,17 @@ for (const overlay of overlayNames()) {
         (e) => e.name === "PODCONFIG_NODE_NAME",
       );
       assert.deepEqual(nodeName?.valueFrom, { fieldRef: { fieldPath: "spec.nodeName" } });
+    });
+
+    test("cross-checks the node's kubelet on its host IP, verified against the cluster CA", () => {
+      const hostIP = (container.env as KubeObject[]).find((e) => e.name === "HOST_IP");
+      assert.deepEqual(hostIP?.valueFrom, { fieldRef: { fieldPath: "status.hostIP" } });
+      const args = container.args as string[];
+      assert.ok(args.includes("--kubelet.url=https://$(HOST_IP):10250/metrics"));
+      assert.ok(
+        args.includes("--kubelet.ca-file=/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"),
+      );
+      assert.ok(!args.some((a) => a.startsWith("--kubelet.insecure")));
     });
 
     test("no mount can hold the pod in ContainerCreating or write to the node", () => {
