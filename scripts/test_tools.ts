@@ -35,6 +35,11 @@ export const testTools: readonly TestTool[] = [
     neededBy: "the Alertmanager notification tests",
   },
   { command: "chromium", debianPackage: "chromium", neededBy: "the status page tests" },
+  {
+    command: "openssl",
+    debianPackage: "openssl",
+    neededBy: "the TLS tests (certificates made at test time)",
+  },
 ];
 
 /** Where a command resolves on a PATH, as a shell would find it; undefined when nowhere. */

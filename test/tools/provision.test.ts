@@ -47,10 +47,19 @@ describe("planProvisioning", () => {
   test("root with apt installs each Debian package once, after apt-get update", () => {
     assert.deepEqual(planProvisioning(all, { isRoot: true, hasApt: true }), {
       kind: "install",
-      packages: ["prometheus", "prometheus-alertmanager", "chromium"],
+      packages: ["prometheus", "prometheus-alertmanager", "chromium", "openssl"],
       commands: [
         ["apt-get", "update", "-qq"],
-        ["apt-get", "install", "-y", "-qq", "prometheus", "prometheus-alertmanager", "chromium"],
+        [
+          "apt-get",
+          "install",
+          "-y",
+          "-qq",
+          "prometheus",
+          "prometheus-alertmanager",
+          "chromium",
+          "openssl",
+        ],
       ],
     });
   });
@@ -85,7 +94,7 @@ describe("provision-test-tools script", () => {
     const sudo = isRoot ? "" : "sudo ";
     assert.ok(
       result.stderr.includes(
-        `${sudo}apt-get install -y prometheus prometheus-alertmanager chromium`,
+        `${sudo}apt-get install -y prometheus prometheus-alertmanager chromium openssl`,
       ),
       result.stderr,
     );
