@@ -40,7 +40,13 @@ async function webhook(t: TestContext): Promise<{ url: string; received: Notific
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  t.after(() => new Promise((resolve) => server.close(resolve)));
+  // Alertmanager keeps its connection to the webhook alive, and the hooks run before the one
+  // that stops it: close every connection, or close() waits for Alertmanager forever.
+  t.after(() => {
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeAllConnections();
+    return closed;
+  });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, received };
 }
 
@@ -137,7 +143,10 @@ const stuckHTTP = (instance: string, withFile: boolean): Labels[] => [
     : [{ alertname: "PodConfigNoSourceReady", severity: "warning", ...node(instance) }]),
 ];
 
-describe("the generated Alertmanager configuration with the real Alertmanager", () => {
+// A bound, so a hang fails the run with a name instead of holding CI until it is killed.
+describe("the generated Alertmanager configuration with the real Alertmanager", {
+  timeout: 180_000,
+}, () => {
   test("one stuck source on one node: one notification, about that source", async (t) => {
     const hook = await webhook(t);
     const url = await alertmanager(t, hook.url);
