@@ -6,26 +6,17 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import type { LogFields, Logger } from "../../src/core/deps.js";
 import { systemClock } from "../../src/core/deps.js";
 import type { SourcesStatus } from "../../src/server/state.js";
 import { PodCheckpointManager } from "../../src/sources/checkpoint/checkpoint.js";
 import { SourceHealth } from "../../src/sources/health.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { createValidPod } from "../support/pods.js";
+import { RecordingLogger } from "../support/update_recorder.js";
 import { eventually, exporterFromFlags, manifestDir } from "./helpers.js";
 
 async function status(url: string): Promise<SourcesStatus> {
   return (await (await fetch(`${url}/api/v1/sources`)).json()) as SourcesStatus;
-}
-
-/** Keeps the messages, in order. */
-class MessageLog implements Logger {
-  readonly messages: string[] = [];
-  debug = (message: string, _fields?: LogFields) => this.messages.push(message);
-  info = this.debug;
-  warn = this.debug;
-  error = this.debug;
 }
 
 /** Handles and requests that would keep the process alive, counted by kind. */
@@ -88,7 +79,7 @@ describe("startExporter", () => {
       health: new SourceHealth("api", systemClock),
     }).sync([createValidPod("old-pod", "default")]);
 
-    const log = new MessageLog();
+    const log = new RecordingLogger();
     const exporter = await exporterFromFlags(
       [
         `--kubeconfig=${kubeconfig}`,
@@ -106,7 +97,9 @@ describe("startExporter", () => {
     assert.equal(api?.source, "api");
     assert.equal(api?.pods, 1);
     assert.equal(api?.updatesDispatched.RESTORE, 1);
-    const apiDispatches = log.messages.filter((m) => /^SyncLoop \(\w+, "api"\)$/.test(m));
+    const apiDispatches = log.lines
+      .map((line) => line.message)
+      .filter((m) => /^SyncLoop \(\w+, "api"\)$/.test(m));
     assert.equal(apiDispatches[0], 'SyncLoop (RESTORE, "api")');
     assert.ok(apiDispatches.length > 1);
     // The directory now holds exactly the API server's pod.

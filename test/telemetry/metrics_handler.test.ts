@@ -4,10 +4,11 @@ import assert from "node:assert/strict";
 import { get } from "node:http";
 import { describe, type TestContext, test } from "node:test";
 import { gunzipSync } from "node:zlib";
-import type { LogFields, Logger } from "../../src/core/deps.js";
+import type { Logger } from "../../src/core/deps.js";
 import { acceptsGzip, negotiate, OPENMETRICS, TEXT } from "../../src/telemetry/exposition.js";
 import { exporterFromFlags, manifestDir } from "../server/helpers.js";
 import { parseExposition, value } from "../support/exposition.js";
+import { RecordingLogger } from "../support/update_recorder.js";
 
 /** What Prometheus 2.42 sends. */
 const PROMETHEUS_ACCEPT =
@@ -35,14 +36,6 @@ function scrape(url: string, headers: Record<string, string> = {}): Promise<Raw>
       response.on("error", reject);
     }).on("error", reject);
   });
-}
-
-class MessageLog implements Logger {
-  readonly messages: string[] = [];
-  debug = (message: string, _fields?: LogFields) => this.messages.push(message);
-  info = this.debug;
-  warn = this.debug;
-  error = this.debug;
 }
 
 async function exporter(t: TestContext, flags: string[] = [], logger?: Logger) {
@@ -125,11 +118,13 @@ describe("GET /metrics", () => {
   });
 
   test("--web.enable-exemplars without tracing warns at start and serves no exemplars", async (t) => {
-    const log = new MessageLog();
+    const log = new RecordingLogger();
     const url = await exporter(t, ["--web.enable-exemplars"], log);
     assert.ok(
-      log.messages.some((m) => /--web\.enable-exemplars has no effect: tracing is off/.test(m)),
-      log.messages.join("\n"),
+      log.lines.some(({ message: m }) =>
+        /--web\.enable-exemplars has no effect: tracing is off/.test(m),
+      ),
+      log.text(),
     );
     const om = (await scrape(url, { Accept: PROMETHEUS_ACCEPT })).body.toString();
     assert.doesNotMatch(om, / # \{/);
