@@ -35,13 +35,8 @@ export class ApiClient {
       // credentials expired.
       await this.kubeConfig.applyToHTTPSOptions(options);
     } catch (err) {
-      // A credential plugin's output that is not JSON fails JSON.parse, whose message quotes
-      // that output: the token.
-      const detail =
-        err instanceof SyntaxError
-          ? "the credential plugin's output is not JSON (not shown)"
-          : errorMessage(err);
-      throw new ApiSourceError("fetch", `credentials or TLS setup failed: ${detail}`);
+      // exec_credential.ts never puts a plugin's output (the token) into its errors.
+      throw new ApiSourceError("fetch", `credentials or TLS setup failed: ${errorMessage(err)}`);
     }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
