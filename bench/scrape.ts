@@ -70,6 +70,8 @@ function pipeline(instrumentation: Instrumentation): Pipeline {
   const health = sources.map((source) => new SourceHealth(source, systemClock));
   const parts = instrumentation.metrics
     ? createObservedCore({
+        // The updates below carry ops, which sources send up to 1.35.
+        version: "1.32",
         clock: systemClock,
         tracer,
         metrics: {
@@ -86,7 +88,8 @@ function pipeline(instrumentation: Instrumentation): Pipeline {
 }
 
 function bareCore(): ReadinessParts & { metrics: undefined; readiness: () => Readiness } {
-  const podConfig = new PodConfig();
+  // The updates below carry ops, which sources send up to 1.35.
+  const podConfig = new PodConfig({ version: "1.32" });
   const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen));
   const handler = new ReferenceSyncHandler(sourcesReady);
   const syncLoop = new SyncLoop({ updates: podConfig.updates(), handler, sourcesReady });

@@ -13,3 +13,4 @@ export { type PodChange, podsDifferSemantically } from "./semantics.js";
 export { type SeenAllSources, SourcesReady } from "./sources_ready.js";
 export { type DispatchObservation, SyncLoop, type SyncLoopOptions } from "./sync_loop.js";
 export * from "./types.js";
+export * from "./version.js";

@@ -7,9 +7,12 @@ import { BoundedQueue } from "./queue.js";
 import { PodStorage } from "./storage.js";
 import { SpanAttributes, setUpdateOrigin } from "./trace_context.js";
 import type { NotificationMode, PodUpdate, SourceChannel } from "./types.js";
+import { type KubeletMinor, NewestKubeletMinor } from "./version.js";
 
 export interface PodConfigOptions {
-  /** Default "incremental", the kubelet's mode. */
+  /** The node's kubelet minor, whose merge this follows; default the newest (version.ts). */
+  version?: KubeletMinor;
+  /** Default "incremental", the kubelet's mode (and from 1.36 the only one). */
   mode?: NotificationMode;
   /** Queue capacity; the kubelet's channel holds 50. */
   capacity?: number;
@@ -46,6 +49,7 @@ export class PodConfig {
     this.tracer = options.tracer;
     this.queue = new BoundedQueue(options.capacity ?? 50);
     this.storage = new PodStorage({
+      version: options.version ?? NewestKubeletMinor,
       mode: options.mode ?? "incremental",
       clock: this.clock,
       logger: options.logger ?? silentLogger,

@@ -79,8 +79,14 @@ export type PodChange = "none" | "reconcile" | "update" | "gracefulDelete";
  * storage owns (the pod, its metadata and annotations: see newStoredPod), never into `ref`'s,
  * which the source may still hold. Status alone is a reconcile; anything semantic is an
  * update, or a graceful delete when the new pod carries a deletionTimestamp.
+ * `copyGeneration`: the kubelet's version copies metadata.generation too (1.33 and later).
  */
-export function checkAndUpdatePod(existing: Pod, ref: Pod, source: string): PodChange {
+export function checkAndUpdatePod(
+  existing: Pod,
+  ref: Pod,
+  source: string,
+  copyGeneration: boolean,
+): PodChange {
   if (!podsDifferSemantically(existing, ref)) {
     if (deepEqual(existing.status, ref.status, podStatusTimes)) return "none";
     assign(existing, "status", ref.status);
@@ -91,6 +97,8 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod, source: string): PodC
   assign(existing.metadata, "labels", meta.labels);
   assign(existing.metadata, "deletionTimestamp", meta.deletionTimestamp);
   assign(existing.metadata, "deletionGracePeriodSeconds", meta.deletionGracePeriodSeconds);
+  // From 1.33 (updateCopiesGeneration); the generation is no part of the comparison.
+  if (copyGeneration) assign(existing.metadata, "generation", meta.generation);
   assign(existing, "status", ref.status);
   existing.metadata.annotations = updatedAnnotations(existing.metadata, meta, source);
   return meta.deletionTimestamp == null ? "update" : "gracefulDelete";

@@ -13,6 +13,7 @@ import {
   podFullName,
   podUID,
 } from "./types.js";
+import { type KubeletMinor, sourceUpdateHasOp, updateCopiesGeneration } from "./version.js";
 
 /**
  * A stored pod and the object the source last sent for it. A source that sends the same
@@ -37,6 +38,9 @@ interface MergeResult {
 }
 
 export interface PodStorageOptions {
+  /** The node's kubelet minor: it decides what an update's op means and what a change copies. */
+  version: KubeletMinor;
+  /** Up to 1.35; from 1.36 only the incremental notifications exist. */
   mode: NotificationMode;
   clock: Clock;
   logger: Logger;
@@ -48,7 +52,18 @@ export class PodStorage {
   /** Sources that have sent at least one SET, with the time of the first. */
   private readonly sourcesSeen = new Map<string, number>();
 
-  constructor(private readonly options: PodStorageOptions) {}
+  /** Up to 1.35 the op says how to merge; from 1.36 every update is its source's full set. */
+  private readonly opDecides: boolean;
+  private readonly copiesGeneration: boolean;
+
+  constructor(private readonly options: PodStorageOptions) {
+    this.opDecides = sourceUpdateHasOp(options.version);
+    this.copiesGeneration = updateCopiesGeneration(options.version);
+    if (!this.opDecides && options.mode !== "incremental")
+      throw new RangeError(
+        `kubelet ${options.version} has no notification modes: ${options.mode} is not one of them`,
+      );
+  }
 
   /** Merges one update from `source` and returns the notifications to deliver, in order. */
   merge(source: string, update: PodUpdate): PodUpdate[] {
@@ -96,7 +111,10 @@ export class PodStorage {
       restores: [],
     };
     let pods: PodMap = this.pods.get(source) ?? new Map();
-    switch (update.op) {
+    // RESTORE is no op of any kubelet this copy follows (--checkpoint-dir emulates 1.10-1.18):
+    // it keeps its meaning whatever the version.
+    const op = this.opDecides || update.op === "RESTORE" ? update.op : "SET";
+    switch (op) {
       case "ADD":
       case "UPDATE":
       case "DELETE":
@@ -155,7 +173,7 @@ export class PodStorage {
       pods.set(uid, existing);
       if (existing.sent === ref) continue;
       existing.sent = ref;
-      const change = checkAndUpdatePod(existing.pod, ref, source);
+      const change = checkAndUpdatePod(existing.pod, ref, source, this.copiesGeneration);
       if (change === "update") result.updates.push(existing.pod);
       else if (change === "reconcile") result.reconciles.push(existing.pod);
       else if (change === "gracefulDelete") result.deletes.push(existing.pod);

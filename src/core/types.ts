@@ -6,6 +6,11 @@ export const HTTPSource = "http";
 export const ApiserverSource = "api";
 export const AllSource = "*";
 
+/**
+ * pkg/kubelet/types' PodOperation: SET, ADD, DELETE, REMOVE, UPDATE and RECONCILE in 1.32–1.35;
+ * from 1.36 SET is gone (version.ts). RESTORE is no op of a supported kubelet: it went with the
+ * bootstrap checkpoint in 1.19 and is kept for --checkpoint-dir's restore alone.
+ */
 export const PodOperations = [
   "SET",
   "ADD",
@@ -17,6 +22,7 @@ export const PodOperations = [
 ] as const;
 export type PodOperation = (typeof PodOperations)[number];
 
+/** PodConfigNotificationMode, 1.32–1.35; from 1.36 there is only the incremental one. */
 export type NotificationMode = "incremental" | "snapshot" | "snapshotAndUpdates";
 
 /** Annotations the storage writes; the first three are "local" and never a semantic change. */

@@ -10,11 +10,14 @@ import { type Readiness, type ReadinessParts, readiness } from "../core/readines
 import { ReferenceSyncHandler } from "../core/reference_handler.js";
 import { SourcesReady } from "../core/sources_ready.js";
 import { type DispatchObservation, SyncLoop, type SyncLoopPause } from "../core/sync_loop.js";
+import type { KubeletMinor } from "../core/version.js";
 import { CarriedCounts } from "./carried_counts.js";
 import { createMetrics, type MetricsOptions, type PodConfigMetrics } from "./metrics.js";
 
 export interface ObservedCoreOptions {
   clock: Clock;
+  /** The node's kubelet minor, whose merge PodConfig follows; default the newest. */
+  version?: KubeletMinor;
   logger?: Logger;
   tracer?: Tracer;
   /** Receives the warning events of pod storage (a duplicate pod in one update). */
@@ -50,7 +53,13 @@ interface Parts extends ReadinessParts {
 export function createObservedCore(options: ObservedCoreOptions): ObservedCore {
   const { clock, logger, tracer } = options;
   const build = (startTime: number): Parts => {
-    const podConfig = new PodConfig({ clock, logger, tracer, recorder: options.recorder });
+    const podConfig = new PodConfig({
+      version: options.version,
+      clock,
+      logger,
+      tracer,
+      recorder: options.recorder,
+    });
     const sourcesReady = new SourcesReady((seen) => podConfig.seenAllSources(seen), clock);
     const handler = new ReferenceSyncHandler(sourcesReady, logger);
     const syncLoop = new SyncLoop({

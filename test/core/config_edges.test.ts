@@ -49,7 +49,7 @@ describe("first SET", () => {
 
 describe("stored sources", () => {
   test("an ADD-only source is never stored, so never ready", async () => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     await config.channel("file").send(podUpdate("ADD", "file", createValidPod("foo", "new")));
     assert.equal(config.seenAllSources(new Set(["file"])), false);
     assert.equal(config.registeredSources()[0]?.storedAt, undefined);
@@ -58,11 +58,11 @@ describe("stored sources", () => {
   });
 
   test("no registered source: ready at once", () => {
-    assert.equal(new PodConfig().seenAllSources(new Set()), true);
+    assert.equal(new PodConfig({ version: "1.32" }).seenAllSources(new Set()), true);
   });
 
   test("stored but not seen, and seen but not stored, are both not ready", async () => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     await config.channel("file").send(podUpdate("SET", "file"));
     config.channel("http");
     await config.channel("http").send(podUpdate("ADD", "http"));
@@ -71,7 +71,7 @@ describe("stored sources", () => {
   });
 
   test('channel("") throws; the same name returns the same channel', () => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     assert.throws(() => config.channel(""), /must not be empty/);
     assert.equal(config.channel("file"), config.channel("file"));
     assert.deepEqual(
@@ -81,7 +81,7 @@ describe("stored sources", () => {
   });
 
   test("the channel name is the source: the source inside the update is ignored", async () => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     await config.channel("file").send(podUpdate("SET", "http", createValidPod("foo", "new")));
     const update = (await config.updates().next()).value;
     assert.equal(update.source, "file");
@@ -124,7 +124,7 @@ describe("duplicates", () => {
   });
 
   test("across sources: not checked, both are stored", async () => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     await config.channel("file").send(podUpdate("SET", "file", createValidPod("foo", "new")));
     await config.channel("http").send(podUpdate("SET", "http", createValidPod("foo", "new")));
     await config.sync();
@@ -359,7 +359,7 @@ describe("emission", () => {
 
 describe("the queue", () => {
   test("is bounded: send waits while it is full, nothing dropped or reordered", async () => {
-    const config = new PodConfig({ capacity: 2 });
+    const config = new PodConfig({ version: "1.32", capacity: 2 });
     const channel = config.channel("file");
     const sends = [0, 1, 2, 3, 4].map((i) =>
       channel.send(podUpdate("ADD", "file", createValidPod(`p${i}`, "ns"))),
@@ -378,7 +378,7 @@ describe("the queue", () => {
   });
 
   test("close() ends iteration after what is queued", async () => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     await config.channel("file").send(podUpdate("SET", "file"));
     config.close();
     const seen = [];

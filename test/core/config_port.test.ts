@@ -221,7 +221,7 @@ describe("kubelet config_test.go", () => {
   });
 
   test("TestPodConfigRace: registering channels while asking seenAllSources", async () => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     const seen = new Set([TestSource]);
     const iterations = 100;
     const register = (async () => {

@@ -43,7 +43,7 @@ export function createPodConfigTester(mode: NotificationMode = "incremental"): T
   const recorder: EventRecorder = {
     warning: (_pod, reason, message) => events.push({ reason, message }),
   };
-  const config = new PodConfig({ mode, clock, recorder });
+  const config = new PodConfig({ version: "1.32", mode, clock, recorder });
   const channel = config.channel(TestSource);
   const updates = config.updates();
 

@@ -82,7 +82,7 @@ describe("map keys are data", () => {
   test("merge: adding, removing or changing any key is an UPDATE; copies keep every key", async () => {
     await fc.assert(
       fc.asyncProperty(mapsArb, mapsArb, async (before, after) => {
-        const config = new PodConfig();
+        const config = new PodConfig({ version: "1.32" });
         const channel = config.channel("file");
         const first = podWith(before);
         await channel.send({ op: "SET", source: "file", pods: [first] });

@@ -68,7 +68,7 @@ async function run(
   mode: NotificationMode,
   sends: PodUpdate[],
 ): Promise<{ emitted: PodUpdate[]; state: Pod[] }> {
-  const config = new PodConfig({ mode, capacity: 1000 });
+  const config = new PodConfig({ version: "1.32", mode, capacity: 1000 });
   for (const update of sends) await config.channel(update.source).send(structuredClone(update));
   const emitted = await drainUpdates(config);
   return { emitted, state: await storedState(config) };

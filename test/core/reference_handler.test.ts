@@ -46,7 +46,7 @@ function pod(
  * (`ready()` sends one from every source still silent).
  */
 function node(t: TestContext) {
-  const config = new PodConfig();
+  const config = new PodConfig({ version: "1.32" });
   for (const source of ["file", "api", "http"]) config.channel(source);
   const sourcesReady = new SourcesReady((seen) => config.seenAllSources(seen));
   const handler = new ReferenceSyncHandler(sourcesReady);

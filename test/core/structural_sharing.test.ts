@@ -123,8 +123,8 @@ describe("structural sharing", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(changeArb, { maxLength: 30 }), async (changes) => {
         const clock = new ManualClock(); // both stamp the same config.seen
-        const shared = new PodConfig({ capacity: 1000, clock });
-        const copied = new PodConfig({ capacity: 1000, clock });
+        const shared = new PodConfig({ version: "1.32", capacity: 1000, clock });
+        const copied = new PodConfig({ version: "1.32", capacity: 1000, clock });
         const store = new Map<string, Pod>();
         const send = async (): Promise<void> => {
           // Frozen: a write by the storage into a pod it was sent throws (ESM is strict mode).
@@ -168,7 +168,7 @@ describe("the api source with structural sharing", () => {
       await fc.assert(
         fc.asyncProperty(fc.array(changeArb, { minLength: 1, maxLength: 12 }), async (changes) => {
           run += 1;
-          const config = new PodConfig({ capacity: 1000 });
+          const config = new PodConfig({ version: "1.32", capacity: 1000 });
           let sends = 0;
           const api = config.channel("api");
           const channel: SourceChannel = {

@@ -182,7 +182,7 @@ describe("SyncLoop dispatch", () => {
 
 describe("SyncLoop with PodConfig", () => {
   test("RESTORE never marks a source; the api SET afterwards does", async (t) => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     const sourcesReady = new SourcesReady((seen) => config.seenAllSources(seen));
     const handler = new ReferenceSyncHandler(sourcesReady);
     const loop = new SyncLoop({ updates: config.updates(), handler, sourcesReady });
@@ -199,7 +199,7 @@ describe("SyncLoop with PodConfig", () => {
   });
 
   test("housekeeping is skipped until every source is stored and seen, then runs", async (t) => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     const sourcesReady = new SourcesReady((seen) => config.seenAllSources(seen));
     const handler = new RecordingHandler();
     const logger = recordingLogger();
@@ -228,7 +228,7 @@ describe("SyncLoop with PodConfig", () => {
   });
 
   test("removed pods are not killed while not ready; the first housekeeping after ready kills them", async (t) => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     const sourcesReady = new SourcesReady((seen) => config.seenAllSources(seen));
     const handler = new ReferenceSyncHandler(sourcesReady);
     const loop = new SyncLoop({
@@ -257,7 +257,7 @@ describe("SyncLoop with PodConfig", () => {
   test("abort stops the loop and leaves no timer behind", async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
     const before = timers();
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     config.channel("file");
     const sourcesReady = new SourcesReady((seen) => config.seenAllSources(seen));
     const loop = new SyncLoop({
@@ -277,7 +277,7 @@ describe("SyncLoop with PodConfig", () => {
 
   test("run() with an already aborted signal returns at once", async () => {
     const loop = new SyncLoop({
-      updates: new PodConfig().updates(),
+      updates: new PodConfig({ version: "1.32" }).updates(),
       handler: new RecordingHandler(),
       sourcesReady: new SourcesReady(() => true),
     });
@@ -306,7 +306,7 @@ describe("SourcesReady", () => {
   });
 
   test("with no registered source it is ready at once", () => {
-    const config = new PodConfig();
+    const config = new PodConfig({ version: "1.32" });
     assert.equal(new SourcesReady((seen) => config.seenAllSources(seen)).allReady(), true);
   });
 });

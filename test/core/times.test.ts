@@ -106,7 +106,7 @@ describe("times compare as times", () => {
               : other.seconds === 0
                 ? { seconds: first.seconds, nanos: other.nanos }
                 : other;
-          const config = new PodConfig();
+          const config = new PodConfig({ version: "1.32" });
           const channel = config.channel("api");
           const a = spell(first, spellingA);
           await channel.send({ op: "SET", source: "api", pods: [pod(a, a)] });

@@ -29,6 +29,8 @@ export interface Pipeline extends ObservedCore {
 export function createPipeline(options: PipelineOptions): Pipeline {
   let dispatchedCount = 0;
   const core = createObservedCore({
+    // The tests send ops (REMOVE, UPDATE), which sources carry up to 1.35.
+    version: "1.32",
     clock: options.clock,
     tracer: options.tracer,
     housekeepingIntervalMs: 5,
