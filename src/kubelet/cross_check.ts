@@ -5,15 +5,12 @@ import type { KubeletCrossCheckConfig } from "../cli/config.js";
 import type { Clock, Logger } from "../core/deps.js";
 import type { Readiness } from "../core/readiness.js";
 import type { KubeletCollectorOptions } from "../telemetry/kubelet_metrics.js";
-import { fetchKubeletMetrics } from "./fetch.js";
+import { fetchKubeletMetrics, KubeletMetricsBounds } from "./fetch.js";
 import type { MirrorPodView } from "./mirror_pods.js";
 import { PauseGate } from "./pause_gate.js";
 import { type KubeletStatus, kubeletStatus } from "./status.js";
 import { isPaused, unknownVerdict } from "./sync_loop_state.js";
 import { KubeletWitness, type WitnessView } from "./witness.js";
-
-/** Far above a kubelet's /metrics (tens to hundreds of KiB, a few MiB on a full node). */
-export const MaxKubeletMetricsBytes = 32 * 1024 * 1024;
 
 export interface CrossCheckStart {
   /** The URL resolved (the demo kubelet's under --demo alone). */
@@ -64,7 +61,7 @@ export class KubeletCrossCheck {
           caFile: config.caFile,
           insecureSkipVerify: config.insecureSkipVerify,
           timeoutMs: config.timeoutMs,
-          maxBytes: MaxKubeletMetricsBytes,
+          maxBytes: KubeletMetricsBounds.maxBytes,
         }),
       periodMs: config.periodMs,
       clock,

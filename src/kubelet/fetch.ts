@@ -5,6 +5,13 @@ import { readFile } from "node:fs/promises";
 import http from "node:http";
 import https from "node:https";
 import { errorMessage } from "../sources/error_message.js";
+import {
+  type Exposition,
+  ExpositionError,
+  ExpositionReader,
+  ExpositionTooLargeError,
+} from "./exposition.js";
+import { WitnessSeries } from "./signals.js";
 
 /** Why a poll failed: the `reason` label of podconfig_kubelet_poll_errors_total. */
 export const KubeletPollErrorReasons = [
@@ -13,7 +20,7 @@ export const KubeletPollErrorReasons = [
   "unauthorized", // 401: the token is not accepted
   "forbidden", // 403: no RBAC for nodes/metrics
   "status", // any other answer than 200
-  "too_large", // body beyond the cap
+  "too_large", // body, series or a line beyond its bound
   "parse", // not a Prometheus text exposition
 ] as const;
 export type KubeletPollErrorReason = (typeof KubeletPollErrorReasons)[number];
@@ -42,8 +49,24 @@ export interface KubeletFetchOptions {
   maxBytes: number;
 }
 
+/**
+ * The bounds of one answer, none of which the kubelet has (every one is ours); see the bounds
+ * table in deploy/README.md. A kubelet's /metrics is tens to hundreds of KiB and a few thousand
+ * series; the series that grow with the node are per container (log usage) and per volume, so
+ * a full EKS node (737 pods) with ten containers each writes about 10,000.
+ */
+export const KubeletMetricsBounds = {
+  /** Far above a kubelet's /metrics (tens to hundreds of KiB, a few MiB on a full node). */
+  maxBytes: 32 * 1024 * 1024,
+  /** Ten times a full EKS node's; past it the answer is not a kubelet's /metrics. */
+  maxSeries: 100_000,
+  /** Label values are names and paths (at most 253 characters in Kubernetes); 64 Ki is 250x. */
+  maxLineChars: 64 * 1024,
+} as const;
+
 export interface KubeletFetchResult {
-  body: string;
+  /** The witness's series only (signals.ts WitnessSeries). */
+  exposition: Exposition;
   bytes: number;
 }
 
@@ -81,27 +104,54 @@ export async function fetchKubeletMetrics(
         req.destroy(statusError(status));
         return;
       }
-      const chunks: Buffer[] = [];
+      // Each chunk is read and dropped as it comes: only the witness's series are held.
+      const reader = new ExpositionReader(WitnessSeries, {
+        maxSeries: KubeletMetricsBounds.maxSeries,
+        maxLineChars: KubeletMetricsBounds.maxLineChars,
+      });
       let bytes = 0;
-      response.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes > options.maxBytes) {
-          req.destroy(
-            new KubeletPollError("too_large", `body larger than ${options.maxBytes} bytes`),
-          );
-          return;
+      let failed = false;
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        if (failed) return;
+        bytes += Buffer.byteLength(chunk);
+        try {
+          if (bytes > options.maxBytes)
+            throw new KubeletPollError(
+              "too_large",
+              `body larger than ${options.maxBytes} bytes (the size bound)`,
+            );
+          reader.push(chunk);
+        } catch (error) {
+          // The rest of the body is not read; "end" may still come for what was received.
+          failed = true;
+          req.destroy(readError(error));
         }
-        chunks.push(chunk);
       });
       response.on("end", () => {
+        if (failed) return;
         clearTimeout(timer);
-        resolve({ body: Buffer.concat(chunks).toString("utf8"), bytes });
+        try {
+          const exposition = reader.end();
+          if (exposition.series === 0) throw new ExpositionError("no samples in the answer");
+          resolve({ exposition, bytes });
+        } catch (error) {
+          reject(readError(error));
+        }
       });
       response.on("error", fail);
     });
     req.on("error", fail);
     req.end();
   });
+}
+
+function readError(error: unknown): KubeletPollError {
+  if (error instanceof KubeletPollError) return error;
+  if (error instanceof ExpositionTooLargeError)
+    return new KubeletPollError("too_large", error.message);
+  if (error instanceof ExpositionError) return new KubeletPollError("parse", error.message);
+  return new KubeletPollError("parse", errorMessage(error));
 }
 
 function statusError(status: number): KubeletPollError {

@@ -27,6 +27,18 @@ export const HousekeepingSeries = [
   "kubelet_working_pods",
 ] as const;
 
+/** Every series readKubeletSignals reads: the only ones a poll keeps. */
+export const WitnessSeries: ReadonlySet<string> = new Set([
+  "kubernetes_build_info",
+  "process_start_time_seconds",
+  "kubelet_pleg_last_seen_seconds",
+  "kubelet_pleg_relist_duration_seconds_count",
+  "kubelet_pleg_relist_duration_seconds_sum",
+  "kubelet_runtime_operations_total",
+  "kubelet_runtime_operations_errors_total",
+  ...HousekeepingSeries,
+]);
+
 export interface Counters {
   total: number;
   errors: number;

@@ -3,7 +3,6 @@
 // restart (its start time changed) and whether its sync loop would be paused now.
 import { type Clock, type Logger, silentLogger, systemClock } from "../core/deps.js";
 import { errorMessage } from "../sources/error_message.js";
-import { ExpositionError, parseExposition } from "./exposition.js";
 import { type KubeletFetchResult, KubeletPollError, type KubeletPollErrorReason } from "./fetch.js";
 import { type KubeletSignals, readKubeletSignals } from "./signals.js";
 import {
@@ -105,7 +104,7 @@ export class KubeletWitness {
     const cpu = process.cpuUsage();
     try {
       const result = await this.options.fetch();
-      const signals = readSignals(result.body);
+      const signals = readKubeletSignals(result.exposition);
       const at = this.clock.now();
       await this.observe(signals, at);
       this.lastSuccess = { at, durationMs: at - started, bytes: result.bytes };
@@ -165,17 +164,6 @@ export class KubeletWitness {
     this.up = false;
     // Nothing read: the kubelet's loop is not known to be paused.
     this.pause = unknownVerdict;
-  }
-}
-
-function readSignals(body: string): KubeletSignals {
-  try {
-    const exposition = parseExposition(body);
-    if (exposition.samples.size === 0) throw new ExpositionError("no samples in the answer");
-    return readKubeletSignals(exposition);
-  } catch (error) {
-    if (error instanceof ExpositionError) throw new KubeletPollError("parse", error.message);
-    throw error;
   }
 }
 

@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import {
   fetchKubeletMetrics,
   type KubeletFetchOptions,
+  KubeletMetricsBounds,
   KubeletPollError,
 } from "../../src/kubelet/fetch.js";
 import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
@@ -49,8 +50,9 @@ describe("fetchKubeletMetrics", () => {
   test("verifies the kubelet against its CA and sends the token", async () => {
     kubelet.answer = { kind: "metrics" };
     const result = await fetchKubeletMetrics(options);
-    assert.match(result.body, /^process_start_time_seconds \d+$/m);
-    assert.equal(result.bytes, Buffer.byteLength(result.body));
+    const start = result.exposition.samples.get("process_start_time_seconds");
+    assert.equal(start?.length, 1);
+    assert.ok(result.bytes > 0);
     assert.equal(kubelet.tokensSeen.at(-1), kubelet.token);
   });
 
@@ -63,7 +65,7 @@ describe("fetchKubeletMetrics", () => {
       caFile: pki.otherCAFile,
       insecureSkipVerify: true,
     });
-    assert.match(skipped.body, /kubelet_pleg_last_seen_seconds/);
+    assert.ok(skipped.exposition.samples.has("kubelet_pleg_last_seen_seconds"));
   });
 
   test("the token file is read again on every poll (projected tokens rotate)", async () => {
@@ -96,6 +98,28 @@ describe("fetchKubeletMetrics", () => {
     assert.match(hung.message, /timed out/);
     kubelet.answer = { kind: "body", body: "x".repeat(64 * 1024) };
     assert.equal((await failure({ maxBytes: 1024 })).reason, "too_large");
+    kubelet.answer = { kind: "metrics" };
+  });
+
+  test("only the witness's series are kept from the answer", async () => {
+    kubelet.answer = { kind: "body", body: "other_series 1\nprocess_start_time_seconds 5\n" };
+    const result = await fetchKubeletMetrics(options);
+    assert.deepEqual([...result.exposition.samples.keys()], ["process_start_time_seconds"]);
+    assert.equal(result.exposition.series, 2);
+    kubelet.answer = { kind: "metrics" };
+  });
+
+  test("past the series bound or the line bound the poll is too_large, never a partial read", async () => {
+    const series = KubeletMetricsBounds.maxSeries + 1;
+    kubelet.answer = { kind: "body", body: "a 1\n".repeat(series) };
+    const tooMany = await failure({ maxBytes: 64 << 20 });
+    assert.equal(tooMany.reason, "too_large");
+    assert.match(tooMany.message, /series bound/);
+    const label = "x".repeat(KubeletMetricsBounds.maxLineChars);
+    kubelet.answer = { kind: "body", body: `process_start_time_seconds 1\na{l="${label}"} 1\n` };
+    const tooLong = await failure({ maxBytes: 64 << 20 });
+    assert.equal(tooLong.reason, "too_large");
+    assert.match(tooLong.message, /label size bound/);
     kubelet.answer = { kind: "metrics" };
   });
 
