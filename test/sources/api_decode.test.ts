@@ -28,7 +28,7 @@ test("a PodList gives its pods and resourceVersion", () => {
       metadata: { resourceVersion: "42" },
       items: [{ metadata: { name: "a" } }],
     }),
-    10,
+    { maxActive: 10, maxAll: 10 },
   );
   assert.deepEqual(list, { resourceVersion: "42", pods: [{ metadata: { name: "a" } }] });
 });
@@ -45,7 +45,7 @@ test("a list that is not JSON, not a PodList, lacks a version or holds a nameles
     }),
     JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "1" } }),
   ]) {
-    const error = refusal(() => decodePodList(body, 10));
+    const error = refusal(() => decodePodList(body, { maxActive: 10, maxAll: 10 }));
     assert.equal(error.reason, "decode", body);
     assert.equal(error.retriable, false);
   }
@@ -118,8 +118,27 @@ test("only a refused connection and 429 are retriable (isWatchErrorRetriable)", 
 test("a pod list longer than the cap is refused before its items are looked at", () => {
   const items = Array.from({ length: 4 }, (_, i) => ({ metadata: { name: `p${i}` } }));
   const body = JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "1" }, items });
-  assert.equal(decodePodList(body, 4).pods.length, 4);
-  const error = refusal(() => decodePodList(body, 3));
+  assert.equal(decodePodList(body, { maxActive: 4, maxAll: 4 }).pods.length, 4);
+  const error = refusal(() => decodePodList(body, { maxActive: 3, maxAll: 3 }));
   assert.equal(error.reason, "decode");
   assert.match(error.message, /4 pods, more than the 3 one node can hold/);
+});
+
+test("completed pods count against the bound on all pods, not against the bound on pods that run", () => {
+  const items = Array.from({ length: 6 }, (_, i) => ({
+    metadata: { name: `job-${i}` },
+    status: { phase: i % 2 === 0 ? "Succeeded" : "Failed" },
+  }));
+  items.push({ metadata: { name: "web" }, status: { phase: "Running" } });
+  const body = JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "1" }, items });
+  assert.equal(decodePodList(body, { maxActive: 1, maxAll: 7 }).pods.length, 7);
+  const error = refusal(() => decodePodList(body, { maxActive: 1, maxAll: 6 }));
+  assert.match(error.message, /7 pods, more than the 6 one node can hold, terminal pods included/);
+  const running = JSON.stringify({
+    kind: "PodList",
+    metadata: { resourceVersion: "1" },
+    items: [...items, { metadata: { name: "web-2" } }],
+  });
+  const active = refusal(() => decodePodList(running, { maxActive: 1, maxAll: 10 }));
+  assert.match(active.message, /2 pods that are not terminal, more than the 1 one node can run/);
 });

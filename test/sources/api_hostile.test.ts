@@ -195,7 +195,7 @@ test("the pods are listed only after the node list succeeded (nodeHasSynced)", a
 
 test("a pod list or watch past the pod cap is refused and the stored pods are kept", async (t) => {
   const { fake, source, channel } = await setup(t, {
-    maxPods: 2,
+    podLimits: { maxActive: 2, maxAll: 3 },
     backoff: { initialMs: 5, maxMs: 5, jitter: 0 },
   });
   fake.addPod(pod("a"));
@@ -207,9 +207,35 @@ test("a pod list or watch past the pod cap is refused and the stored pods are ke
     () => (source.health.errors.get("decode") ?? 0) >= 2,
     "the watch and relist refused",
   );
-  assert.match(source.health.lastError?.message ?? "", /3 pods, more than the 2 one node can hold/);
+  assert.match(
+    source.health.lastError?.message ?? "",
+    /3 pods that are not terminal, more than the 2 one node can run \(the pod bound\)/,
+  );
   assert.deepEqual(channel.lastNames(), ["a", "b"]);
   assert.equal(channel.updates.length, 1);
+});
+
+test("completed pods do not count against the bound on pods that run, only against the bound on all", async (t) => {
+  const { fake, source, channel } = await setup(t, {
+    podLimits: { maxActive: 2, maxAll: 4 },
+    backoff: { initialMs: 5, maxMs: 5, jitter: 0 },
+  });
+  const completed = (name: string) => ({ ...pod(name), status: { phase: "Succeeded" } });
+  fake.addPod(pod("a"));
+  fake.addPod(pod("b"));
+  fake.addPod(completed("job-1"));
+  source.start();
+  await waitFor(() => channel.updates.length === 1 && fake.activeWatches === 1, "SET of 3");
+  fake.addPod(completed("job-2"));
+  await waitFor(() => channel.updates.length === 2, "the completed pod added");
+  assert.equal(source.health.errors.get("decode") ?? 0, 0);
+  fake.addPod(completed("job-3"));
+  await waitFor(() => (source.health.errors.get("decode") ?? 0) >= 1, "the fifth pod refused");
+  assert.match(
+    source.health.lastError?.message ?? "",
+    /5 pods, more than the 4 one node can hold, terminal pods included/,
+  );
+  assert.equal(channel.lastNames()?.length, 4);
 });
 
 test("after an etcd restore (resourceVersion too large) the relist falls back to a quorum read", async (t) => {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.js";
 import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
+import { PodBounds } from "../../src/sources/pod_bounds.js";
 import { eventually, exporterFromFlags } from "../server/helpers.js";
 import { HostileManifestServer } from "../support/hostile_manifest_server.js";
 import { manifestPodJson as podJson } from "../support/pods.js";
@@ -142,6 +143,44 @@ describe("http source against a hostile manifest server", () => {
     const s = create();
     await s.syncOnce();
     assert.equal(s.health.errors.get("decode"), 1);
+    assert.equal(recorder.updates.length, 0);
+  });
+
+  test("a PodList past the pod bound is refused naming the bound, before its items are decoded", async () => {
+    const items = Array.from({ length: PodBounds.maxAll + 1 }, (_, i) => ({
+      metadata: { name: `p${i}` },
+    }));
+    hostile.mode = {
+      kind: "serve",
+      body: JSON.stringify({ apiVersion: "v1", kind: "PodList", items }),
+    };
+    const s = create();
+    await s.syncOnce();
+    assert.equal(s.health.errors.get("decode"), 1);
+    assert.match(
+      s.health.lastError?.message ?? "",
+      /more than the 17500 one node can hold.*the pod bound/,
+    );
+    assert.equal(recorder.updates.length, 0);
+  });
+
+  test("a PodList of more pods that run than a node can hold is refused; nothing is sent", async () => {
+    const pod = JSON.parse(podJson("web"));
+    const items = Array.from({ length: PodBounds.maxActive + 1 }, (_, i) => ({
+      ...pod,
+      metadata: { ...pod.metadata, name: `web-${i}` },
+    }));
+    hostile.mode = {
+      kind: "serve",
+      body: JSON.stringify({ apiVersion: "v1", kind: "PodList", items }),
+    };
+    const s = create();
+    await s.syncOnce();
+    assert.equal(s.health.errors.get("decode"), 1);
+    assert.match(
+      s.health.lastError?.message ?? "",
+      /5001 pods that are not terminal.*the pod bound/,
+    );
     assert.equal(recorder.updates.length, 0);
   });
 

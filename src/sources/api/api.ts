@@ -8,6 +8,7 @@ import { type Clock, type Logger, silentLogger, systemClock } from "../../core/d
 import { ApiserverSource, type Pod, type SourceChannel } from "../../core/types.js";
 import { errorMessage } from "../error_message.js";
 import { SourceHealth } from "../health.js";
+import { PodBounds, type PodLimits, podBoundProblem } from "../pod_bounds.js";
 import type { PodSource } from "../source.js";
 import { BackoffManager, type BackoffOptions } from "./backoff.js";
 import { ApiClient, readBody, readLines } from "./client.js";
@@ -38,18 +39,10 @@ export interface ApiSourceOptions {
   sleep?: Sleep;
   /** How often the start gate looks at whether the node was listed (the kubelet: 1 s). */
   nodeSyncPeriodMs?: number;
-  /** A pod list or watch that would hold more pods than this is refused. */
-  maxPods?: number;
+  /** A pod list or watch that would hold more pods than these is refused (pod_bounds.ts). */
+  podLimits?: Partial<PodLimits>;
 }
 
-/**
- * The default pod cap. The kubelet's --max-pods defaults to 110 and the largest values in use
- * are a few hundred (EKS's table tops out at 737); terminal pods stay bound to the node until
- * garbage-collected, so ten times the largest limit still leaves room for them. A 120,000-pod
- * list (10 MiB of tiny pods) stalled the event loop for seconds; this refuses it after the
- * parse, before anything is stored, copied or merged.
- */
-export const DefaultMaxPods = 5000;
 const maxListBytes = 64 * 1024 * 1024;
 const maxStatusBytes = 64 * 1024;
 /** etcd refuses objects over 1.5 MiB; a longer watch line is not an event. */
@@ -80,7 +73,7 @@ export class ApiSource implements PodSource {
   private readonly options: ApiSourceOptions;
   private readonly minWatchTimeoutSeconds: number;
   private readonly listTimeoutMs: number;
-  private readonly maxPods: number;
+  private readonly podLimits: PodLimits;
   private readonly selector: string;
   /** The UndeltaStore: pods by namespace/name (MetaNamespaceKeyFunc), in arrival order. */
   private readonly store = new Map<string, Pod>();
@@ -114,7 +107,7 @@ export class ApiSource implements PodSource {
       2 * this.minWatchTimeoutSeconds * 1000,
     );
     this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
-    this.maxPods = options.maxPods ?? DefaultMaxPods;
+    this.podLimits = { ...PodBounds, ...options.podLimits };
     this.selector = `spec.nodeName=${options.nodeName}`;
   }
 
@@ -222,7 +215,7 @@ export class ApiSource implements PodSource {
       text = await this.fetchList("", signal);
     }
     this.resourceVersionUnavailable = false;
-    const list = decodePodList(text, this.maxPods);
+    const list = decodePodList(text, this.podLimits);
     // UndeltaStore.Replace: the list is the new truth, pushed whole even when nothing changed.
     this.store.clear();
     for (const pod of list.pods) this.store.set(storeKey(pod), pod);
@@ -325,13 +318,15 @@ export class ApiSource implements PodSource {
       this.store.delete(key);
       return true;
     }
-    if (!this.store.has(key) && this.store.size >= this.maxPods) {
-      throw new ApiSourceError(
-        "decode",
-        `a watch event would make ${this.store.size + 1} pods, more than the ${this.maxPods} one node can hold`,
-      );
-    }
+    const previous = this.store.get(key);
     this.store.set(key, event.pod);
+    const problem = podBoundProblem(this.store.values(), this.store.size, this.podLimits);
+    if (problem) {
+      // Undone: the store keeps what it held.
+      if (previous) this.store.set(key, previous);
+      else this.store.delete(key);
+      throw new ApiSourceError("decode", `a watch event would make ${problem}`);
+    }
     return true;
   }
 

@@ -3,6 +3,7 @@
 // always do, and client-go's typed decoding drops them too, so the kubelet never sees them.
 import type { Pod } from "../../core/types.js";
 import { isObject, type JsonObject } from "../json_object.js";
+import { type PodLimits, podBoundProblem } from "../pod_bounds.js";
 import { ApiSourceError } from "./error.js";
 
 export interface PodList {
@@ -23,16 +24,19 @@ function parse(text: string, what: string): unknown {
   }
 }
 
-/** Refuses a list of more than `maxPods` before any item is looked at or kept. */
-export function decodePodList(text: string, maxPods: number): PodList {
+/**
+ * Refuses a list of more pods than one node can hold, terminal ones included, before any item
+ * is looked at or kept; the pods that run are counted after (pod_bounds.ts).
+ */
+export function decodePodList(text: string, limits: PodLimits): PodList {
   const list = parse(text, "pod list");
   if (!isObject(list) || !Array.isArray(list.items) || !isObject(list.metadata)) {
     throw new ApiSourceError("decode", "pod list has no items or metadata");
   }
-  if (list.items.length > maxPods) {
+  if (list.items.length > limits.maxAll) {
     throw new ApiSourceError(
       "decode",
-      `pod list has ${list.items.length} pods, more than the ${maxPods} one node can hold`,
+      `pod list has ${podBoundProblem([], list.items.length, limits)}`,
     );
   }
   if (list.kind !== undefined && list.kind !== "PodList") {
@@ -42,7 +46,10 @@ export function decodePodList(text: string, maxPods: number): PodList {
   if (typeof resourceVersion !== "string" || resourceVersion === "") {
     throw new ApiSourceError("decode", "pod list has no metadata.resourceVersion");
   }
-  return { resourceVersion, pods: list.items.map((item) => toPod(item, "pod list item")) };
+  const pods = list.items.map((item) => toPod(item, "pod list item"));
+  const problem = podBoundProblem(pods, pods.length, limits);
+  if (problem) throw new ApiSourceError("decode", `pod list has ${problem}`);
+  return { resourceVersion, pods };
 }
 
 /** A NodeList: only its shape matters, the kubelet's start gate waits for it to be listed. */

@@ -9,6 +9,7 @@ import { readManifestBytes } from "../file/manifest_file.js";
 import { SourceHealth } from "../health.js";
 import { decodeStaticPods } from "../manifest/decoder.js";
 import { ManifestError } from "../manifest/error.js";
+import { podBoundProblem } from "../pod_bounds.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
 import { fetchManifest, PollError } from "./fetch_manifest.js";
@@ -199,6 +200,9 @@ export class HTTPSource implements PodSource {
       if (err instanceof ManifestError) throw new PollError(err.reason, err.message);
       throw err;
     }
+    // Bounded like the api source's pods; nothing is sent, as for any list that is refused.
+    const problem = podBoundProblem(pods, pods.length);
+    if (problem) throw new PollError("decode", `${this.display}: ${problem}`);
     if (await this.send(pods)) this.health.recordSuccess();
   }
 
