@@ -146,10 +146,8 @@ describe("http source against a hostile manifest server", () => {
     assert.equal(recorder.updates.length, 0);
   });
 
-  test("a PodList past the pod bound is refused naming the bound, before its items are decoded", async () => {
-    const items = Array.from({ length: PodBounds.maxAll + 1 }, (_, i) => ({
-      metadata: { name: `p${i}` },
-    }));
+  /** One poll of a PodList of `items`, refused with a decode error. */
+  const pollPodList = async (items: unknown[]) => {
     hostile.mode = {
       kind: "serve",
       body: JSON.stringify({ apiVersion: "v1", kind: "PodList", items }),
@@ -157,6 +155,14 @@ describe("http source against a hostile manifest server", () => {
     const s = create();
     await s.syncOnce();
     assert.equal(s.health.errors.get("decode"), 1);
+    return s;
+  };
+
+  test("a PodList past the pod bound is refused naming the bound, before its items are decoded", async () => {
+    const items = Array.from({ length: PodBounds.maxAll + 1 }, (_, i) => ({
+      metadata: { name: `p${i}` },
+    }));
+    const s = await pollPodList(items);
     assert.match(
       s.health.lastError?.message ?? "",
       /more than the 17500 one node can hold.*the pod bound/,
@@ -170,13 +176,7 @@ describe("http source against a hostile manifest server", () => {
       ...pod,
       metadata: { ...pod.metadata, name: `web-${i}` },
     }));
-    hostile.mode = {
-      kind: "serve",
-      body: JSON.stringify({ apiVersion: "v1", kind: "PodList", items }),
-    };
-    const s = create();
-    await s.syncOnce();
-    assert.equal(s.health.errors.get("decode"), 1);
+    const s = await pollPodList(items);
     assert.match(
       s.health.lastError?.message ?? "",
       /5001 pods that are not terminal.*the pod bound/,
