@@ -220,7 +220,7 @@ export async function resolveConfig(
     apiserver,
     checkpointDir,
     housekeepingIntervalMs: frequency(
-      "housekeeping-interval",
+      "sync-loop.housekeeping-period",
       undefined,
       DefaultHousekeepingIntervalMs,
     ),

@@ -76,10 +76,10 @@ export const flagSpecs: readonly FlagSpec[] = [
     help: "Duration between polls of --manifest-url.",
   },
   {
-    name: "housekeeping-interval",
+    name: "sync-loop.housekeeping-period",
     kind: "duration",
     default: "2s",
-    help: "Period of the sync loop's housekeeping tick (skipped until all sources are ready).",
+    help: "Period of the copy's sync loop housekeeping tick (skipped until all sources are ready). The kubelet's is a fixed 2s (housekeepingPeriod in pkg/kubelet/kubelet.go, 1.32 to 1.37): change it only in tests.",
   },
   {
     name: "kubelet-config",
@@ -206,6 +206,18 @@ export const flagSpecs: readonly FlagSpec[] = [
   },
 ];
 
+/**
+ * Flags that are gone: refused, as a flag and as PODCONFIG_*, with what replaces them. An alias
+ * would keep accepting a value copied from the kubelet's command line, where the name means
+ * something else.
+ */
+const removedFlags: ReadonlyMap<string, string> = new Map([
+  [
+    "housekeeping-interval",
+    "removed: on the kubelet this is cAdvisor's housekeeping interval (10s by default), not the sync loop's housekeeping period, which the kubelet fixes at 2s; use --sync-loop.housekeeping-period",
+  ],
+]);
+
 export class UsageError extends Error {
   override readonly name = "UsageError";
 }
@@ -279,7 +291,10 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
       continue;
     }
     const spec = specsByName.get(name);
-    if (!spec) throw new UsageError(`unknown flag --${name}`);
+    if (!spec) {
+      const removed = removedFlags.get(name);
+      throw new UsageError(removed ? `--${name}: ${removed}` : `unknown flag --${name}`);
+    }
     let value: string;
     if (eq >= 0) value = arg.slice(eq + 1);
     else if (spec.kind === "bool") value = "true";
@@ -294,6 +309,9 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     if (seen && spec.repeatable) seen.values.push(value);
     else values.set(name, { values: [value], origin: "flag" });
     previous = spec;
+  }
+  for (const [name, removed] of removedFlags) {
+    if (env[envName(name)]?.trim()) throw new UsageError(`$${envName(name)}: ${removed}`);
   }
   for (const spec of flagSpecs) {
     const fromEnv = env[envName(spec.name)];

@@ -104,7 +104,7 @@ describe("resolveConfig", () => {
     assert.equal(envName("web.listen-address"), "PODCONFIG_WEB_LISTEN_ADDRESS");
     const env = {
       PODCONFIG_POD_MANIFEST_PATH: "/from/env",
-      PODCONFIG_HOUSEKEEPING_INTERVAL: "5s",
+      PODCONFIG_SYNC_LOOP_HOUSEKEEPING_PERIOD: "5s",
       PODCONFIG_LOG_FORMAT: "logfmt",
       PODCONFIG_WEB_ENABLE_EXEMPLARS: "true",
       PODCONFIG_MANIFEST_URL: "http://127.0.0.1:1/pods",
@@ -132,12 +132,12 @@ describe("resolveConfig", () => {
       '--http-check-frequency: time: missing unit in duration "20"',
     );
     assert.equal(
-      await usageError([], { PODCONFIG_HOUSEKEEPING_INTERVAL: "2x" }),
-      '--housekeeping-interval (from $PODCONFIG_HOUSEKEEPING_INTERVAL): time: unknown unit "x" in duration "2x"',
+      await usageError([], { PODCONFIG_SYNC_LOOP_HOUSEKEEPING_PERIOD: "2x" }),
+      '--sync-loop.housekeeping-period (from $PODCONFIG_SYNC_LOOP_HOUSEKEEPING_PERIOD): time: unknown unit "x" in duration "2x"',
     );
     assert.equal(
-      await usageError(["--housekeeping-interval=0s"]),
-      "--housekeeping-interval: must be positive",
+      await usageError(["--sync-loop.housekeeping-period=0s"]),
+      "--sync-loop.housekeeping-period: must be positive",
     );
     assert.equal(await usageError(["--node-name"]), "--node-name: flag needs an argument");
     assert.equal(await usageError(["serve"]), 'unexpected argument "serve": flags start with --');
@@ -195,6 +195,27 @@ describe("resolveConfig", () => {
       await usageError(["--demo", "--manifest-url=http://127.0.0.1:1/pods"]),
       "--demo: serves its own manifest URL: do not combine it with a manifest URL",
     );
+  });
+
+  test("--housekeeping-interval is refused, as a flag and from the environment, naming its replacement", async () => {
+    // The kubelet's --housekeeping-interval is cAdvisor's (10s default); its sync loop's
+    // housekeeping period is the constant housekeepingPeriod (2s) in every minor 1.32-1.37.
+    for (const [argv, env, prefix] of [
+      [["--housekeeping-interval=10s"], {}, "--housekeeping-interval: "],
+      [["--housekeeping-interval", "10s"], {}, "--housekeeping-interval: "],
+      [[], { PODCONFIG_HOUSEKEEPING_INTERVAL: "10s" }, "$PODCONFIG_HOUSEKEEPING_INTERVAL: "],
+    ] as const) {
+      const message = await usageError([...argv], env);
+      assert.ok(message.startsWith(prefix), message);
+      assert.match(message, /cAdvisor's housekeeping interval \(10s by default\)/);
+      assert.match(message, /use --sync-loop\.housekeeping-period$/);
+    }
+    // An empty variable is unset, as for every other flag.
+    const c = await config([], {
+      PODCONFIG_HOUSEKEEPING_INTERVAL: "",
+      PODCONFIG_POD_MANIFEST_PATH: "/m",
+    });
+    assert.equal(c.housekeepingIntervalMs, 2000);
   });
 
   test("--kubelet-config fills the sources and frequencies; explicit flags win", async (t) => {

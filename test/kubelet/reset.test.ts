@@ -67,7 +67,7 @@ async function crossChecked(t: { after(fn: () => unknown): void }) {
     `--kubelet.ca-file=${pki.caFile}`,
     `--kubelet.token-file=${tokenFile}`,
     "--kubelet.poll-period=20ms",
-    "--housekeeping-interval=20ms",
+    "--sync-loop.housekeeping-period=20ms",
   ]);
   t.after(() => exporter.stop());
   return { kubelet, exporter };

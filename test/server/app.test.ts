@@ -124,7 +124,7 @@ describe("startExporter", () => {
       "--demo",
       "--demo.unavailable-for=0s",
       "--http-check-frequency=50ms",
-      "--housekeeping-interval=50ms",
+      "--sync-loop.housekeeping-period=50ms",
     ]);
     await eventually(async () => ((await status(exporter.url)).ready ? true : undefined), "ready");
     assert.ok(extraResources(before).length > 0, "the exporter holds timers, watches, sockets");

@@ -97,7 +97,7 @@ async function stableMatch(
 describe("exporter endpoints", () => {
   test("/readyz names the stuck http source, then 200 once it serves pods; JSON matches /metrics", async (t) => {
     const { manifests, exporter } = await fileAndStuckHTTP(t, [
-      "--housekeeping-interval=100ms",
+      "--sync-loop.housekeeping-period=100ms",
       // Only the exporter's own series are compared.
       "--web.disable-exporter-metrics",
     ]);
