@@ -1,10 +1,10 @@
 // One GET of the kubelet's /metrics: over TLS verified against the kubelet's CA bundle (or not,
 // only when asked explicitly), with the service-account token read afresh each time (projected
 // tokens rotate), the whole exchange bounded in time and the body in size.
-import { readFile } from "node:fs/promises";
 import http from "node:http";
 import https from "node:https";
 import { errorMessage } from "../sources/error_message.js";
+import { readConfigText } from "../sources/file/config_file.js";
 import {
   type Exposition,
   ExpositionError,
@@ -165,7 +165,7 @@ function statusError(status: number): KubeletPollError {
 async function readCredential(path: string | undefined, what: string): Promise<string | undefined> {
   if (path === undefined) return undefined;
   try {
-    return await readFile(path, "utf8");
+    return await readConfigText(path);
   } catch (error) {
     throw new KubeletPollError(
       "credentials",

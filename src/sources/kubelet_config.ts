@@ -2,11 +2,12 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { DurationError, MaxTimerMs, parseDuration, TooLongForATimer } from "./duration.js";
 import { errorMessage } from "./error_message.js";
+import { readConfigFile } from "./file/config_file.js";
 import { HeaderError, type HeaderMap, validateHeaders } from "./http/headers.js";
 import { isObject, type JsonObject } from "./json_object.js";
 import { ManifestError } from "./manifest/error.js";
 import { parseYamlOrJson } from "./manifest/parse.js";
-import { readManifestFile } from "./manifest/read.js";
+import { MaxManifestBytes } from "./manifest/read.js";
 
 const KubeletConfigurationKind = "KubeletConfiguration";
 const KubeletConfigurationAPIVersion = "kubelet.config.k8s.io/v1beta1";
@@ -29,7 +30,7 @@ export class KubeletConfigError extends Error {
 export async function readKubeletConfig(path: string): Promise<KubeletConfigSources> {
   let data: Buffer;
   try {
-    data = await readManifestFile(path);
+    data = await readConfigFile(path, MaxManifestBytes);
   } catch (err) {
     const detail = err instanceof ManifestError ? err.detail : errorMessage(err);
     throw new KubeletConfigError(`failed to read kubelet config file ${path}: ${detail}`);

@@ -1,6 +1,7 @@
 // Flags, environment and --kubelet-config -> ExporterConfig: both flag syntaxes, precedence,
 // defaults, and a one-line UsageError naming the flag for every bad value.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -301,6 +302,14 @@ describe("resolveConfig", () => {
     assert.equal(c.checkpointDir, `${dir}/checkpoints`);
     const message = await usageError([`--kubeconfig=${join(dir, "absent")}`]);
     assert.match(message, /^--kubeconfig: /);
+  });
+
+  test("a FIFO as --kubeconfig is refused at once, naming the flag", {
+    timeout: 20_000,
+  }, async (t) => {
+    const fifo = join(await tempDir(t), "fifo");
+    execFileSync("mkfifo", [fifo]);
+    assert.match(await usageError([`--kubeconfig=${fifo}`]), /^--kubeconfig: .*not a regular file/);
   });
 
   test("--help and --version are commands; --help lists every flag and its variable", async () => {

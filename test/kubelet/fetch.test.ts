@@ -2,6 +2,7 @@
 // does not, skipping verification takes the explicit option; the token is read on every poll;
 // 401, 403, other statuses, a hung kubelet and an oversized body are errors with their reason.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -121,6 +122,18 @@ describe("fetchKubeletMetrics", () => {
     assert.equal(tooLong.reason, "too_large");
     assert.match(tooLong.message, /label size bound/);
     kubelet.answer = { kind: "metrics" };
+  });
+
+  test("a FIFO as the token or CA file is a credentials error at once, never a wait for a writer", {
+    timeout: 20_000,
+  }, async () => {
+    const fifo = join(pki.dir, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    for (const file of [{ tokenFile: fifo }, { caFile: fifo }]) {
+      const error = await failure(file);
+      assert.equal(error.reason, "credentials");
+      assert.match(error.message, /not a regular file/);
+    }
   });
 
   test("an unreadable token or CA file is a credentials error naming the file", async () => {

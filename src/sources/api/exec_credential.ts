@@ -2,7 +2,13 @@
 // plugin/pkg/client/auth/exec): KUBERNETES_EXEC_INFO in its environment, stdin not connected
 // (a daemon is never interactive), stderr passed through, stdout an ExecCredential whose token or
 // client certificate is cached until status.expirationTimestamp. Errors never quote the output.
-import { spawn } from "node:child_process";
+//
+// Where client-go can hang for good, this does not: client-go waits for the plugin without a
+// deadline, and for its stdout to close (a child the plugin left behind may hold it forever).
+// Here the plugin runs in a process group of its own, which is killed whole (SIGKILL: a plugin
+// may ignore SIGTERM) at the deadline, when the plugin has exited but its stdout is still held,
+// and when the exporter exits. Its stderr is passed through up to a bound.
+import { type ChildProcess, spawn } from "node:child_process";
 import type { Clock } from "../../core/deps.js";
 import type { Cluster, ExecConfig } from "./kubeconfig_file.js";
 
@@ -13,9 +19,32 @@ export interface ExecCredentials {
   key?: string;
 }
 
-/** A plugin that does not exit by then is killed: a hung plugin would hang every request. */
-const pluginTimeoutMs = 60_000;
+/**
+ * A plugin that does not exit by then is killed: a hung plugin would hang every request. Real
+ * plugins (aws eks get-token, gke-gcloud-auth-plugin) answer within seconds, a cold one with a
+ * network round trip included.
+ */
+export const PluginTimeoutMs = 30_000;
+/** An ExecCredential is a token or a certificate and key: a few KiB. */
 const maxOutputBytes = 1 << 20;
+/** Plugin stderr passed through per run: its messages, not a flood in our log. */
+export const MaxPluginStderrBytes = 64 * 1024;
+/** After the plugin exits, how long what it wrote may take to be read before its group goes. */
+const exitDrainMs = 1000;
+
+/** Process groups of running plugins: killed with the exporter, which they must not outlive. */
+const runningGroups = new Set<number>();
+process.once("exit", () => {
+  for (const pgid of runningGroups) killGroup(pgid);
+});
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
 
 export class ExecCredentialPlugin {
   private cached: { credentials: ExecCredentials; expiresAt: number } | undefined;
@@ -26,6 +55,7 @@ export class ExecCredentialPlugin {
     private readonly exec: ExecConfig,
     private readonly cluster: Cluster,
     private readonly clock: Clock,
+    private readonly timeoutMs: number = PluginTimeoutMs,
   ) {}
 
   /** The cached credentials while unexpired, else those of a fresh run of the plugin. */
@@ -57,32 +87,59 @@ export class ExecCredentialPlugin {
         ...Object.fromEntries(env.map((e) => [e.name, e.value])),
         KUBERNETES_EXEC_INFO: this.execInfo(),
       },
-      stdio: ["ignore", "pipe", "inherit"],
-      timeout: pluginTimeoutMs,
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    child.stdout.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxOutputBytes) child.kill();
-      else chunks.push(chunk);
+      stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group, so that it and whatever it started can be killed together.
+      detached: true,
     });
     return new Promise((resolve, reject) => {
+      const stdout: Buffer[] = [];
+      let size = 0;
+      let why: string | undefined;
+      const pgid = child.pid;
+      if (pgid !== undefined) runningGroups.add(pgid);
+      /** Kills the group and stops reading; `reason`: the run failed. */
+      const end = (reason?: string): void => {
+        why ??= reason;
+        if (pgid !== undefined) killGroup(pgid);
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      };
+      const deadline = setTimeout(
+        () =>
+          end(`did not answer within ${this.timeoutMs} ms and was killed with its process group`),
+        this.timeoutMs,
+      );
+      let drain: NodeJS.Timeout | undefined;
+      child.stdout?.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxOutputBytes) end(`printed more than ${maxOutputBytes} bytes`);
+        else stdout.push(chunk);
+      });
+      passStderr(child, command);
       child.once("error", (err: NodeJS.ErrnoException) => {
+        clearTimeout(deadline);
+        if (pgid !== undefined) runningGroups.delete(pgid);
         const hint =
           err.code === "ENOENT" && this.exec.installHint ? `: ${this.exec.installHint}` : "";
         reject(new Error(`exec plugin ${command} cannot be run (${err.code ?? "error"})${hint}`));
       });
+      // The plugin exited: what it wrote is read, even while a process it started holds its
+      // stdout open (that one is killed, and the plugin's own answer counts).
+      child.once("exit", () => {
+        drain = setTimeout(() => end(), exitDrainMs);
+      });
       child.once("close", (code, signal) => {
-        if (code === 0 && size <= maxOutputBytes)
-          return resolve(Buffer.concat(chunks).toString("utf8"));
-        const why =
-          size > maxOutputBytes
-            ? `printed more than ${maxOutputBytes} bytes`
-            : signal
-              ? `was killed by ${signal}${signal === "SIGTERM" ? ` (no answer within ${pluginTimeoutMs / 1000} s?)` : ""}`
-              : `exited with code ${code}`;
-        reject(new Error(`exec plugin ${command} ${why}`));
+        clearTimeout(deadline);
+        clearTimeout(drain);
+        if (pgid !== undefined) {
+          // Whatever the plugin left running goes with it.
+          killGroup(pgid);
+          runningGroups.delete(pgid);
+        }
+        if (why === undefined && code === 0) return resolve(Buffer.concat(stdout).toString("utf8"));
+        const detail =
+          why ?? (signal ? `was killed by ${signal}` : `exited with code ${code ?? "unknown"}`);
+        reject(new Error(`exec plugin ${command} ${detail}`));
       });
     });
   }
@@ -144,4 +201,22 @@ export function parseExecCredential(
   const expiresAt = expiration === undefined ? Number.POSITIVE_INFINITY : Date.parse(expiration);
   if (Number.isNaN(expiresAt)) throw new Error("exec plugin: expirationTimestamp is not a time");
   return { credentials, expiresAt };
+}
+
+/** client-go passes the plugin's stderr through; here at most MaxPluginStderrBytes of it a run. */
+function passStderr(child: ChildProcess, command: string): void {
+  let written = 0;
+  let dropped = 0;
+  child.stderr?.on("data", (chunk: Buffer) => {
+    const room = MaxPluginStderrBytes - written;
+    if (room > 0) process.stderr.write(chunk.subarray(0, room));
+    written += Math.min(room, chunk.length);
+    dropped += Math.max(0, chunk.length - Math.max(room, 0));
+  });
+  child.stderr?.once("close", () => {
+    if (dropped > 0)
+      process.stderr.write(
+        `\nexec plugin ${command}: ${dropped} more bytes of stderr dropped (the ${MaxPluginStderrBytes}-byte stderr bound)\n`,
+      );
+  });
 }

@@ -2,10 +2,10 @@
 // kubelet does, or the pod's service account when the exporter runs in the cluster. Our own
 // loader (kubeconfig_file.ts, exec_credential.ts) instead of @kubernetes/client-node, whose
 // import cost ~70 MiB of RSS and 0.67 s at start for the little of it we used.
-import { readFile } from "node:fs/promises";
 import type { RequestOptions } from "node:https";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../../core/deps.js";
+import { readConfigText } from "../file/config_file.js";
 import { ExecCredentialPlugin } from "./exec_credential.js";
 import { type Cluster, readKubeConfigFile, type User } from "./kubeconfig_file.js";
 
@@ -61,11 +61,11 @@ export class KubeConfig {
     options.headers ??= {};
     const headers = options.headers as Record<string, string>;
     if (cluster.skipTLSVerify) options.rejectUnauthorized = false;
-    const ca = cluster.caData ?? (cluster.caFile && (await readFile(cluster.caFile, "utf8")));
+    const ca = cluster.caData ?? (cluster.caFile && (await readConfigText(cluster.caFile)));
     if (ca) options.ca = ca;
     if (cluster.tlsServerName) options.servername = cluster.tlsServerName;
-    let cert = user.certData ?? (user.certFile && (await readFile(user.certFile, "utf8")));
-    let key = user.keyData ?? (user.keyFile && (await readFile(user.keyFile, "utf8")));
+    let cert = user.certData ?? (user.certFile && (await readConfigText(user.certFile)));
+    let key = user.keyData ?? (user.keyFile && (await readConfigText(user.keyFile)));
     let token = user.tokenFile ? await readTokenFile(user.tokenFile) : user.token;
     if (this.plugin) {
       const credentials = await this.plugin.credentials();
@@ -82,7 +82,7 @@ export class KubeConfig {
 
 /** A token file's content, trimmed as client-go does; an empty one is an error. */
 async function readTokenFile(path: string): Promise<string> {
-  const token = (await readFile(path, "utf8")).trim();
+  const token = (await readConfigText(path)).trim();
   if (token === "") throw new Error(`token file ${path} is empty`);
   return token;
 }

@@ -3,9 +3,9 @@
 // basic auth, exec plugin). Relative paths resolve against the file's directory
 // (clientcmd.ResolveLocalPaths). Errors name fields and entries, never values: the file holds
 // credentials.
-import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve, sep } from "node:path";
 import { parseDocument } from "yaml";
+import { readConfigText } from "../file/config_file.js";
 
 /** Where and how to reach the API server. */
 export interface Cluster {
@@ -61,7 +61,7 @@ const execApiVersions = new Set<string>([
 
 /** Reads and resolves the kubeconfig at `path`. */
 export async function readKubeConfigFile(path: string): Promise<KubeConfigFile> {
-  const text = await readFile(path, "utf8");
+  const text = await readConfigText(path);
   return parseKubeConfig(text, dirname(resolve(path)));
 }
 
