@@ -96,11 +96,12 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       : undefined;
   const copyDeps = { logger, clock, demoURL: demo?.url, mirrorPods };
   let server: RunningServer;
+  let webConfig: WebConfigFile | undefined;
   try {
-    const webConfig =
+    webConfig =
       config.web.configFile === undefined
         ? undefined
-        : new WebConfigFile(config.web.configFile, logger);
+        : await WebConfigFile.open(config.web.configFile, logger);
     server = await listen(
       config.web.listenAddress,
       createRoutes({
@@ -126,6 +127,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       { webConfig, logger },
     );
   } catch (error) {
+    webConfig?.close();
     await Promise.all([demo?.close(), demoKubelet?.close()]);
     throw error;
   }
@@ -158,6 +160,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
         // First the cross-check, which may be resetting the copy, then the copy itself.
         await crossCheck?.stop();
         await copy?.stop();
+        webConfig?.close();
         await Promise.all([server.close(), demo?.close(), demoKubelet?.close()]);
       })();
       return stopped;

@@ -229,7 +229,7 @@ export async function resolveConfig(
     web: {
       listenAddress: listenAddress(flags),
       telemetryPath: telemetryPath(flags),
-      configFile: webConfigFile(flags),
+      configFile: await webConfigFile(flags),
       maxRequests: flags.count("web.max-requests", DefaultMaxRequests),
       disableExporterMetrics: flags.bool("web.disable-exporter-metrics"),
       enableExemplars: flags.bool("web.enable-exemplars"),
@@ -373,11 +373,11 @@ function listenAddress(flags: Flags): ListenAddress {
 }
 
 /** Read and checked now, so a broken file stops the start instead of every request. */
-function webConfigFile(flags: Flags): string | undefined {
+async function webConfigFile(flags: Flags): Promise<string | undefined> {
   const path = nonEmpty(flags, "web.config.file");
   if (path === undefined) return undefined;
   try {
-    new WebConfigFile(path, silentLogger);
+    (await WebConfigFile.open(path, silentLogger)).close();
   } catch (err) {
     if (err instanceof WebConfigError)
       throw flags.error("web.config.file", `${path}: ${err.message}`);

@@ -98,6 +98,14 @@ describe("--web.config.file at start", () => {
       ],
       ["basic_auth_users:\n  alice: hunter2\n", /alice.*not a bcrypt hash \(not shown\)/],
       [
+        `basic_auth_users:\n  alice: '$2y$31$${"a".repeat(53)}'\n`,
+        /"alice" has cost 31, above 12: every check would take 524288 times as long/,
+      ],
+      [
+        `basic_auth_users:\n${Array.from({ length: 1001 }, (_, i) => `  u${i}: '${hash}'`).join("\n")}\n`,
+        /1001 users, more than 1000 \(the user bound\)/,
+      ],
+      [
         "http_server_config:\n  headers:\n    X-Frame-Options: allow\n",
         /X-Frame-Options: expected one of deny, sameorigin/,
       ],

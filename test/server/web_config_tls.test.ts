@@ -16,7 +16,7 @@ import { silentLogger } from "../../src/core/deps.js";
 import { listen } from "../../src/server/server.js";
 import { WebConfigFile } from "../../src/server/web_config_file.js";
 import { type Pair, selfSigned, signed } from "../support/certs.js";
-import { exporterFromFlags, manifestDir } from "./helpers.js";
+import { eventually, exporterFromFlags, manifestDir } from "./helpers.js";
 
 interface Answer {
   status: number;
@@ -168,7 +168,7 @@ describe("--web.config.file", () => {
       { host: "127.0.0.1", port: 0 },
       (_request, response) => response.end("ok\n"),
       {
-        webConfig: new WebConfigFile(s.configFile, silentLogger),
+        webConfig: await WebConfigFile.open(s.configFile, silentLogger),
         limits: { headersTimeoutMs: 300, requestTimeoutMs: 600 },
       },
     );
@@ -199,27 +199,41 @@ describe("--web.config.file", () => {
     const before = await get(`${exporter.url}/healthz`, { ca, user: ["alice", "one"] });
     assert.equal(before.status, 200);
 
+    // The files are looked at every second, outside request handling: each change applies soon.
     signed(s.dir, "ca", "server", "IP:127.0.0.1"); // new key and certificate, same files
-    const rotated = await get(`${exporter.url}/healthz`, { ca, user: ["alice", "one"] });
-    assert.equal(rotated.status, 200);
-    assert.notEqual(rotated.server, before.server, "the new certificate is served");
+    await eventually(async () => {
+      const rotated = await get(`${exporter.url}/healthz`, { ca, user: ["alice", "one"] });
+      assert.equal(rotated.status, 200);
+      return rotated.server !== before.server ? true : undefined;
+    }, "the new certificate served");
 
     await writeFile(s.configFile, config("two"));
+    await eventually(async () => {
+      const status = (await get(`${exporter.url}/healthz`, { ca, user: ["alice", "two"] })).status;
+      return status === 200 ? true : undefined;
+    }, "the new password accepted");
     assert.equal(
       (await get(`${exporter.url}/healthz`, { ca, user: ["alice", "one"] })).status,
       401,
     );
-    assert.equal(
-      (await get(`${exporter.url}/healthz`, { ca, user: ["alice", "two"] })).status,
-      200,
-    );
 
     await writeFile(s.configFile, `${tlsBlock()}basic_auth_users:\n  alice: plain-password\n`);
-    await assert.rejects(get(`${exporter.url}/healthz`, { ca, user: ["alice", "two"] }));
+    await eventually(
+      () =>
+        get(`${exporter.url}/healthz`, { ca, user: ["alice", "two"] }).then(
+          () => undefined,
+          () => true,
+        ),
+      "the broken file refusing handshakes",
+    );
     await writeFile(s.configFile, config("three"));
-    assert.equal(
-      (await get(`${exporter.url}/healthz`, { ca, user: ["alice", "three"] })).status,
-      200,
+    await eventually(
+      () =>
+        get(`${exporter.url}/healthz`, { ca, user: ["alice", "three"] }).then(
+          (answer) => (answer.status === 200 ? true : undefined),
+          () => undefined,
+        ),
+      "the fixed file applied",
     );
   });
 });
