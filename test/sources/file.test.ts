@@ -55,7 +55,8 @@ describe("file source", () => {
     await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
     const s = create();
     s.start();
-    await waitFor(() => recorder.updates.length > 0, "the first SET");
+    // The first decode starts the decoding thread: a liveness bound, loose for a loaded machine.
+    await waitFor(() => recorder.updates.length > 0, "the first SET", 60_000);
     const update = recorder.updates[0];
     assert.equal(update?.op, "SET");
     assert.equal(update?.source, "file");
@@ -273,7 +274,8 @@ describe("file source", () => {
   test("a FIFO appearing in the directory is an error of that file; nothing waits on it", async () => {
     const s = create();
     s.start();
-    await waitFor(() => recorder.updates.length > 0, "the first SET");
+    // The first decode starts the decoding thread: a liveness bound, loose for a loaded machine.
+    await waitFor(() => recorder.updates.length > 0, "the first SET", 60_000);
     execFileSync("mkfifo", [join(dir, "f.yaml")]);
     // Its create event reads it as the kubelet would (open, no stat first): an open() that
     // waited for a writer would hold up everything after it.
@@ -350,7 +352,8 @@ describe("file source", () => {
   test("after stop nothing more is listed", async () => {
     const s = create({ fileCheckFrequencyMs: 10 });
     s.start();
-    await waitFor(() => recorder.updates.length > 0, "the first SET");
+    // The first decode starts the decoding thread: a liveness bound, loose for a loaded machine.
+    await waitFor(() => recorder.updates.length > 0, "the first SET", 60_000);
     await s.stop();
     const count = recorder.updates.length;
     await writeFile(join(dir, "a.yaml"), podYaml("alpha"));

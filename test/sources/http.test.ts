@@ -94,7 +94,7 @@ describe("http source", () => {
     assert.equal(s.health.errors.get("decode"), 1);
     assert.match(
       s.health.lastError?.message ?? "",
-      /items\[1\]\.spec\.containers\[0\]\.name: Required/,
+      /invalid pod: \[spec\.containers\[0\]\.name: Required value\]$/,
     );
     assert.equal(s.health.lastSuccessAt, null);
   });

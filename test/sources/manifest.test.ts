@@ -16,12 +16,12 @@ const bytes = (text: string) => Buffer.from(text);
 const fileOrigin: StaticPodOrigin = {
   source: "file",
   location: "/etc/kubernetes/manifests/web.yaml",
-  nodeName: "Node-A",
+  nodeName: "node-a",
 };
 const urlOrigin: StaticPodOrigin = {
   source: "http",
   location: "http://127.0.0.1:8080/pods",
-  nodeName: "Node-A",
+  nodeName: "node-a",
 };
 
 function podYaml(containers: string, metadata = "name: web"): string {
@@ -50,7 +50,7 @@ describe("static pod defaults", () => {
     assert.match(pod.metadata.uid ?? "", /^[0-9a-f]{32}$/);
     assert.equal(pod.metadata.annotations?.[ConfigHashAnnotationKey], pod.metadata.uid);
     assert.deepEqual(pod.metadata.labels, { role: "web" });
-    assert.equal(pod.spec?.nodeName, "Node-A");
+    assert.equal(pod.spec?.nodeName, "node-a");
     assert.deepEqual(pod.spec?.tolerations, [{ operator: "Exists", effect: "NoExecute" }]);
     assert.deepEqual(pod.status, { phase: "Pending" });
     assert.equal(pod.kind, "Pod");
@@ -61,8 +61,8 @@ describe("static pod defaults", () => {
     const fromYaml = tryDecodeSinglePod(await fixture("static-web.yaml"), fileOrigin);
     const fromJson = tryDecodeSinglePod(await fixture("static-web.json"), fileOrigin);
     assert.deepEqual(fromYaml, fromJson);
-    const volumes = fromYaml.spec?.volumes as { configMap: { defaultMode: number } }[];
-    assert.equal(volumes[0]?.configMap.defaultMode, 0o644);
+    const volumes = fromYaml.spec?.volumes as { downwardAPI: { defaultMode: number } }[];
+    assert.equal(volumes[0]?.downwardAPI.defaultMode, 0o644);
   });
 
   test("a URL pod gets no toleration", async () => {
@@ -86,7 +86,7 @@ describe("static pod defaults", () => {
     assert.notEqual(uid(fileOrigin, bytes(podYaml(oneContainer, "name: static-web"))), first);
     // Key order in the manifest does not matter.
     const reordered = bytes(
-      "kind: Pod\napiVersion: v1\nspec:\n  volumes: [{configMap: {defaultMode: 0644, name: web}, name: config}]\n" +
+      "kind: Pod\napiVersion: v1\nspec:\n  volumes: [{downwardAPI: {items: [{fieldRef: {fieldPath: metadata.labels}, path: labels}], defaultMode: 0644}, name: config}]\n" +
         "  containers: [{ports: [{containerPort: 80}], image: 'nginx:1.27', name: web}]\n" +
         "metadata: {labels: {role: web}, name: static-web}\n",
     );
@@ -150,22 +150,27 @@ describe("manifest validation", () => {
   };
 
   test("missing name", () => {
-    invalid(podYaml(oneContainer, "namespace: default"), /metadata\.name: Required value/);
-    invalid(podYaml(oneContainer, 'name: ""'), /metadata\.name: Required value/);
+    // tryDecodeSinglePod's own check, before the defaults and ValidatePodCreate.
+    invalid(
+      podYaml(oneContainer, "namespace: default"),
+      /invalid pod: name is needed for the pod$/,
+    );
+    invalid(podYaml(oneContainer, 'name: ""'), /invalid pod: name is needed for the pod$/);
   });
 
   test("no containers", () => {
     invalid(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: []}\n",
-      /spec\.containers: Required value/,
+      /invalid pod: \[spec\.containers: Required value\]$/,
     );
     invalid(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n",
-      /spec\.containers: Required value/,
+      /invalid pod: \[spec\.containers: Required value\]$/,
     );
+    // Not a list: the kubelet's typed decoder refuses it before validation.
     invalid(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: x}\n",
-      /spec\.containers: Invalid value: must be a list/,
+      /containers/,
     );
   });
 
@@ -189,7 +194,8 @@ describe("manifest validation", () => {
   test("namespace that is not a DNS label", () => {
     invalid(
       podYaml(oneContainer, "name: web, namespace: kube.system"),
-      /metadata\.namespace: Invalid value: "kube\.system": a lowercase RFC 1123 label/,
+      // IsDNS1123Label: a valid subdomain that is no label is told it has dots.
+      /invalid pod: \[metadata\.namespace: Invalid value: "kube\.system": must not contain dots\]$/,
     );
   });
 
@@ -226,7 +232,8 @@ describe("manifest validation", () => {
     );
     assert.match(
       err.message,
-      /namespace.*; spec\.containers\[0\]\.name.*; spec\.containers\[0\]\.image/,
+      // Go's %v of the field.ErrorList: one bracketed list, the errors joined by spaces.
+      /invalid pod: \[metadata\.namespace: Invalid value: "A": .* spec\.containers\[0\]\.name: Invalid value: "App": .* spec\.containers\[0\]\.image: Required value\]$/,
     );
   });
 
@@ -314,7 +321,8 @@ describe("manifest URL bodies (Pod or PodList)", () => {
     const listErr = decodeFailure(() => tryDecodePodList(list, urlOrigin), urlOrigin.location);
     assert.match(
       listErr.message,
-      /invalid pod: items\[1\]\.spec\.containers\[0\]\.name: Required value/,
+      // Each item is validated on its own: no "items[1]" in the path.
+      /invalid pod: \[spec\.containers\[0\]\.name: Required value\]$/,
     );
     const notObject = decodeFailure(
       () => tryDecodePodList(bytes("apiVersion: v1\nkind: PodList\nitems: [7]\n"), urlOrigin),

@@ -19,6 +19,9 @@ const origin: StaticPodOrigin = {
   source: "file",
   location: "/etc/kubernetes/manifests/web.yaml",
   nodeName: "node-a",
+  // These tests pin 1.32's defaults; from 1.34 a static pod may not reference a service
+  // account, a secret or a config map at all.
+  kubeletMinor: "1.32",
 };
 const decode = (text: string) => tryDecodeSinglePod(Buffer.from(text), origin);
 
@@ -46,7 +49,7 @@ spec:
   volumes:
   - {name: certs, hostPath: {path: /etc/kubernetes/pki}}
   - {name: scratch}
-  - {name: config, configMap: {name: web}}
+  - {name: config, downwardAPI: {items: [{path: name, fieldRef: {fieldPath: metadata.name}}]}}
 `;
 
 /** The same pod with every API default spelled out. */
@@ -80,7 +83,10 @@ spec:
   volumes:
   - {name: certs, hostPath: {path: /etc/kubernetes/pki, type: ""}}
   - {name: scratch, emptyDir: {}}
-  - {name: config, configMap: {name: web, defaultMode: 420}}
+  - name: config
+    downwardAPI:
+      defaultMode: 420
+      items: [{path: name, fieldRef: {apiVersion: v1, fieldPath: metadata.name}}]
 `;
 
 describe("API defaults (SetObjectDefaults_Pod)", () => {
@@ -124,7 +130,13 @@ describe("API defaults (SetObjectDefaults_Pod)", () => {
     assert.deepEqual(spec.volumes, [
       { name: "certs", hostPath: { path: "/etc/kubernetes/pki", type: "" } },
       { name: "scratch", emptyDir: {} },
-      { name: "config", configMap: { name: "web", defaultMode: 0o644 } },
+      {
+        name: "config",
+        downwardAPI: {
+          defaultMode: 0o644,
+          items: [{ path: "name", fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } }],
+        },
+      },
     ]);
   });
 
@@ -162,9 +174,11 @@ describe("API defaults (SetObjectDefaults_Pod)", () => {
 kind: Pod
 metadata: {name: w}
 spec:
+  serviceAccountName: default
   initContainers:
   - name: init
     image: busybox:1
+    restartPolicy: Always
     readinessProbe: {grpc: {port: 9000}}
     lifecycle: {preStop: {httpGet: {port: 80}}}
     env: [{name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]
@@ -293,7 +307,9 @@ describe("validation (ValidatePodCreate)", () => {
     );
     rejected(
       pod(
-        `${containers}  hostNetwork: true\n  initContainers: [{name: i, image: b, ports: [{containerPort: 80, hostPort: 81}]}]\n`,
+        // Only regular containers are checked (validatePodHostNetworkDeps), and a hostPort of 0
+        // would be defaulted: a static pod is no ResourceIsPod.
+        "  hostNetwork: true\n  containers: [{name: a, image: b, ports: [{containerPort: 80, hostPort: 81}]}]\n",
       ),
       /must match `containerPort` when `hostNetwork` is true/,
     );
@@ -307,7 +323,7 @@ describe("validation (ValidatePodCreate)", () => {
     const big = "x".repeat(200 * 1024);
     rejected(
       `apiVersion: v1\nkind: Pod\nmetadata: {name: w, annotations: {a: ${big}, b: ${big}}}\nspec:\n${containers}`,
-      /metadata\.annotations: Too long: must have at most 262144 bytes/,
+      /metadata\.annotations: Too long: may not be more than 262144 bytes/,
     );
     assert.equal(
       decode(

@@ -8,7 +8,8 @@ import { setObjectDefaultsPod } from "./api_defaults.js";
 import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
 import { parseYamlOrJson } from "./parse.js";
-import { validatePod } from "./validation.js";
+import { validateStaticPod } from "./validation.js";
+import { NewestKubeletMinor } from "./version.js";
 
 function decodeError(origin: StaticPodOrigin, detail: string): ManifestError {
   return new ManifestError("decode", origin.display ?? origin.location, detail);
@@ -89,8 +90,9 @@ function toStaticPod(item: unknown, origin: StaticPodOrigin, path: string): Pod 
   if (shape) throw decodeError(origin, `invalid pod: ${path}${shape}`);
   const { metadata, spec, status, ...rest } = item;
   const meta = isObject(metadata) ? { ...metadata } : {};
-  // Checked before the defaults: afterwards an empty name would read "-<node>".
-  if (!meta.name) throw decodeError(origin, `invalid pod: ${path}metadata.name: Required value`);
+  // Checked before the defaults, with the kubelet's words: afterwards an empty name would
+  // read "-<node>".
+  if (!meta.name) throw decodeError(origin, "invalid pod: name is needed for the pod");
   const pod: Pod = { ...rest, apiVersion: "v1", kind: "Pod", metadata: meta };
   if (isObject(spec)) pod.spec = spec;
   if (isObject(status)) pod.status = status;
@@ -98,9 +100,9 @@ function toStaticPod(item: unknown, origin: StaticPodOrigin, path: string): Pod 
   setObjectDefaultsPod(pod);
   convertServiceAccount(pod.spec as JsonObject);
   applyDefaults(pod, origin);
-  const errors = validatePod(pod);
-  if (errors.length > 0)
-    throw decodeError(origin, `invalid pod: ${errors.map((e) => path + e).join("; ")}`);
+  // The kubelet validates each PodList item on its own: no "items[i]" in the field paths.
+  const refused = validateStaticPod(pod, origin.kubeletMinor ?? NewestKubeletMinor);
+  if (refused !== null) throw decodeError(origin, refused);
   return pod;
 }
 

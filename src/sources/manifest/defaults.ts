@@ -1,6 +1,8 @@
 // The kubelet's applyDefaults (pkg/kubelet/config/common.go) for static pods from a file or URL.
+
 import { createHash } from "node:crypto";
 import { ConfigHashAnnotationKey, type Pod } from "../../core/types.js";
+import type { KubeletMinor } from "./version.js";
 
 /** Where a static pod came from: it decides the UID hash, the toleration and the messages. */
 export interface StaticPodOrigin {
@@ -11,6 +13,8 @@ export interface StaticPodOrigin {
   /** The location as it may be shown in messages (a URL without credentials); default `location`. */
   display?: string;
   nodeName: string;
+  /** The kubelet minor whose decoding this copy follows; default the newest claimed. */
+  kubeletMinor?: KubeletMinor;
 }
 
 /** A pod name unique among nodes: `<name>-<lowercased node name>`. */

@@ -1,117 +1,396 @@
-// Field errors in the apiserver's wording (k8s.io/apimachinery/pkg/util/validation/field), and
-// the name and value checks of k8s.io/apimachinery/pkg/util/validation that a pod uses.
+// Field errors as k8s.io/apimachinery/pkg/util/validation/field formats them, and the list as
+// the kubelet prints it: `fmt.Errorf("invalid pod: %v", errs)` on a field.ErrorList is Go's
+// default slice formatting, "[" + each Error() + "]" joined by spaces (no de-duplication:
+// that is ToAggregate's, which the kubelet does not call).
 
-export const required = (path: string): string => `${path}: Required value`;
-export const forbidden = (path: string, detail: string): string => `${path}: Forbidden: ${detail}`;
-export const duplicate = (path: string, value: unknown): string =>
-  `${path}: Duplicate value: ${JSON.stringify(value)}`;
-export const notFound = (path: string, value: unknown): string =>
-  `${path}: Not found: ${JSON.stringify(value)}`;
-export const invalid = (path: string, value: unknown, detail: string): string =>
-  `${path}: Invalid value: ${JSON.stringify(value)}: ${detail}`;
-export const tooLong = (path: string, limit: number): string =>
-  `${path}: Too long: must have at most ${limit} bytes`;
+export type ErrorType =
+  | "Not found"
+  | "Required value"
+  | "Duplicate value"
+  | "Invalid value"
+  | "Unsupported value"
+  | "Forbidden"
+  | "Too long"
+  | "Too many"
+  | "Internal error";
 
-/** field.NotSupported: a value outside an enum. */
-export function unsupported(path: string, value: unknown, supported: readonly string[]): string {
-  const values = supported.map((v) => JSON.stringify(v)).join(", ");
-  return `${path}: Unsupported value: ${JSON.stringify(value)}: supported values: ${values}`;
+/**
+ * A Go value as ErrorBody prints it: strings with %q, integers and booleans with %v, null as
+ * "null"; `{ go }` is the text of anything else, spelled as Go's fmt would print that value.
+ */
+export type BadValue = string | number | bigint | boolean | null | { go: string };
+
+export interface FieldError {
+  type: ErrorType;
+  field: string;
+  value: BadValue;
+  detail: string;
 }
 
-/** An enum field: `value` must be one of `supported` (absent counts as "" unless allowed). */
-export function checkEnum(path: string, value: unknown, supported: readonly string[]): string[] {
-  if (typeof value === "string" && supported.includes(value)) return [];
-  if (value === undefined || value === null || value === "") return [required(path)];
-  return [unsupported(path, value, supported)];
+export type ErrorList = FieldError[];
+
+/** field.Error.Error(). */
+export function formatError(e: FieldError): string {
+  let body: string;
+  switch (e.type) {
+    case "Required value":
+    case "Forbidden":
+    case "Too long":
+    case "Internal error":
+      body = e.type;
+      break;
+    default:
+      body = `${e.type}: ${formatValue(e.value)}`;
+  }
+  return e.detail.length > 0 ? `${e.field}: ${body}: ${e.detail}` : `${e.field}: ${body}`;
 }
 
-const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const labelHelp =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " +
-  "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')";
-const subdomainHelp =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
-  "and must start and end with an alphanumeric character (e.g. 'example.com')";
-
-/** IsDNS1123Label: at most 63 characters. */
-export function dnsLabel(path: string, value: string): string[] {
-  if (value.length > 63) return [invalid(path, value, "must be no more than 63 characters")];
-  return dns1123Label.test(value) ? [] : [invalid(path, value, labelHelp)];
+/** `%v` of a field.ErrorList. */
+export function formatErrorList(list: ErrorList): string {
+  return `[${list.map(formatError).join(" ")}]`;
 }
 
-/** IsDNS1123Subdomain: at most 253 characters. */
-export function dnsSubdomain(path: string, value: string): string[] {
-  if (value.length > 253) return [invalid(path, value, "must be no more than 253 characters")];
-  return dns1123Subdomain.test(value) ? [] : [invalid(path, value, subdomainHelp)];
+function formatValue(value: BadValue): string {
+  if (value === null) return "null";
+  if (typeof value === "string") return goQuote(value);
+  if (typeof value === "object") return value.go;
+  return String(value);
 }
 
-const qualifiedNamePart = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const printable = /[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
 
-/** IsQualifiedName: `[prefix/]name`, a DNS subdomain prefix and a name of at most 63. */
-export function qualifiedName(path: string, value: string): string[] {
+/** strconv.Quote: Go's %q of a string. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.codePointAt(0) as number;
+    if (ch === '"' || ch === "\\") out += `\\${ch}`;
+    else if (code >= 0x20 && code < 0x7f) out += ch;
+    else if (code < 0x80 || !printable.test(ch) || (code >= 0xd800 && code <= 0xdfff)) {
+      if (code === 0x07) out += "\\a";
+      else if (code === 0x08) out += "\\b";
+      else if (code === 0x0c) out += "\\f";
+      else if (code === 0x0a) out += "\\n";
+      else if (code === 0x0d) out += "\\r";
+      else if (code === 0x09) out += "\\t";
+      else if (code === 0x0b) out += "\\v";
+      else if (code >= 0xd800 && code <= 0xdfff) out += "\\ufffd";
+      else if (code < 0x80) out += `\\x${code.toString(16).padStart(2, "0")}`;
+      else if (code < 0x10000) out += `\\u${code.toString(16).padStart(4, "0")}`;
+      else out += `\\U${code.toString(16).padStart(8, "0")}`;
+    } else out += ch;
+  }
+  return `${out}"`;
+}
+
+/**
+ * A []string as ErrorBody prints it: %#v up to apimachinery 0.33, json.Marshal from 0.34
+ * (kubelet minor 34).
+ */
+export function goStrings(values: readonly string[], minor: number): { go: string } {
+  if (minor >= 34) return { go: goJSON(values) };
+  return { go: `[]string{${values.map(goQuote).join(", ")}}` };
+}
+
+/** encoding/json.Marshal of plain data: JSON with <, > and & escaped as Go escapes them. */
+export function goJSON(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/&/g, "\\u0026")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+export const required = (field: string, detail = ""): FieldError => ({
+  type: "Required value",
+  field,
+  value: "",
+  detail,
+});
+export const forbidden = (field: string, detail: string): FieldError => ({
+  type: "Forbidden",
+  field,
+  value: "",
+  detail,
+});
+export const invalid = (field: string, value: BadValue, detail: string): FieldError => ({
+  type: "Invalid value",
+  field,
+  value,
+  detail,
+});
+export const duplicate = (field: string, value: BadValue): FieldError => ({
+  type: "Duplicate value",
+  field,
+  value,
+  detail: "",
+});
+export const notFound = (field: string, value: BadValue, detail = ""): FieldError => ({
+  type: "Not found",
+  field,
+  value,
+  detail,
+});
+
+/** field.NotSupported: the supported values quoted with strconv.Quote, in the order given. */
+export function notSupported(
+  field: string,
+  value: BadValue,
+  supported: readonly string[],
+): FieldError {
+  const detail =
+    supported.length > 0 ? `supported values: ${supported.map(goQuote).join(", ")}` : "";
+  return { type: "Unsupported value", field, value, detail };
+}
+
+/** field.TooLong (apimachinery 0.32's wording; see versions in validation_options.ts). */
+export function tooLong(field: string, maxLength: number): FieldError {
+  const detail = maxLength >= 0 ? `may not be more than ${maxLength} bytes` : "value is too long";
+  return { type: "Too long", field, value: "<value omitted>", detail };
+}
+
+/** field.TooMany. */
+export function tooMany(field: string, actual: number, max: number): FieldError {
+  const detail = max >= 0 ? `must have at most ${max} items` : "has too many items";
+  return { type: "Too many", field, value: actual, detail };
+}
+
+/** Go's len() of a string: its UTF-8 bytes. */
+export const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
+
+// k8s.io/apimachinery/pkg/util/validation: each returns its messages, empty when valid.
+
+export const maxLenError = (length: number): string => `must be no more than ${length} characters`;
+export const emptyError = (): string => "must be non-empty";
+export const inclusiveRangeError = (lo: number | bigint, hi: number | bigint): string =>
+  `must be between ${lo} and ${hi}, inclusive`;
+
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(" or ")}regex used for validation is '${fmt}')`;
+}
+
+const qnameCharFmt = "[A-Za-z0-9]";
+const qnameExtCharFmt = "[-A-Za-z0-9_.]";
+const qualifiedNameFmt = `(${qnameCharFmt}${qnameExtCharFmt}*)?${qnameCharFmt}`;
+const qualifiedNameErrMsg =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const qualifiedNameRegexp = new RegExp(`^${qualifiedNameFmt}$`);
+
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
   const parts = value.split("/");
-  const name = parts.length === 2 ? (parts[1] ?? "") : (parts[0] ?? "");
-  if (parts.length > 2 || (parts.length === 2 && parts[0] === ""))
+  let name: string;
+  if (parts.length === 1) name = parts[0] as string;
+  else if (parts.length === 2) {
+    const prefix = parts[0] as string;
+    name = parts[1] as string;
+    if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
+    else for (const msg of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
+  } else
     return [
-      invalid(
-        path,
-        value,
-        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/'",
-      ),
+      `a qualified name ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
-  if (parts.length === 2 && dnsSubdomain(path, parts[0] ?? "").length > 0)
-    return [invalid(path, value, "prefix part must be a lowercase RFC 1123 subdomain")];
-  if (name.length === 0) return [invalid(path, value, "name part must be non-empty")];
-  if (name.length > 63)
-    return [invalid(path, value, "name part must be no more than 63 characters")];
-  if (!qualifiedNamePart.test(name))
-    return [
-      invalid(
-        path,
-        value,
-        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-      ),
-    ];
-  return [];
+  if (name.length === 0) errs.push(`name part ${emptyError()}`);
+  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
+  if (!qualifiedNameRegexp.test(name))
+    errs.push(
+      `name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")}`,
+    );
+  return errs;
 }
 
-/** IsValidLabelValue: empty, or at most 63 of the qualified name's characters. */
-export function labelValue(path: string, value: string): string[] {
-  if (value.length > 63) return [invalid(path, value, "must be no more than 63 characters")];
-  if (value === "" || qualifiedNamePart.test(value)) return [];
+const labelValueFmt = `(${qualifiedNameFmt})?`;
+const labelValueRegexp = new RegExp(`^${labelValueFmt}$`);
+const labelValueErrMsg =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (!labelValueRegexp.test(value))
+    errs.push(regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"));
+  return errs;
+}
+
+const dns1123LabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const dns1123LabelRegexp = new RegExp(`^${dns1123LabelFmt}$`);
+const dns1123LabelErrMsg =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
+const dns1123SubdomainRegexp = new RegExp(`^${dns1123SubdomainFmt}$`);
+const dns1123SubdomainErrorMsg =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const dns1123LabelFmtWithUnderscore = "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?";
+const dns1123SubdomainRegexpWithUnderscore = new RegExp(
+  `^${dns1123LabelFmtWithUnderscore}(\\.${dns1123LabelFmtWithUnderscore})*$`,
+);
+const dns1123SubdomainErrorMsgFG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character";
+
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (!dns1123LabelRegexp.test(value)) {
+    if (dns1123SubdomainRegexp.test(value)) errs.push("must not contain dots");
+    else errs.push(regexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name", "123-abc"));
+  }
+  return errs;
+}
+
+export function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!dns1123SubdomainRegexp.test(value))
+    errs.push(regexError(dns1123SubdomainErrorMsg, dns1123SubdomainFmt, "example.com"));
+  return errs;
+}
+
+export function isDNS1123SubdomainWithUnderscore(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!dns1123SubdomainRegexpWithUnderscore.test(value))
+    errs.push(regexError(dns1123SubdomainErrorMsgFG, dns1123SubdomainFmt, "example.com"));
+  return errs;
+}
+
+const dns1035LabelFmt = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const dns1035LabelRegexp = new RegExp(`^${dns1035LabelFmt}$`);
+
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (!dns1035LabelRegexp.test(value))
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        dns1035LabelFmt,
+        "my-name",
+        "abc-123",
+      ),
+    );
+  return errs;
+}
+
+const cIdentifierFmt = "[A-Za-z_][A-Za-z0-9_]*";
+const cIdentifierRegexp = new RegExp(`^${cIdentifierFmt}$`);
+
+export function isCIdentifier(value: string): string[] {
+  if (cIdentifierRegexp.test(value)) return [];
   return [
-    invalid(
-      path,
-      value,
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+    regexError(
+      "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_'",
+      cIdentifierFmt,
+      "my_name",
+      "MY_NAME",
+      "MyName",
     ),
   ];
 }
 
-/** IsValidPortName (IANA_SVC_NAME): at most 15, lowercase alphanumerics and '-', a letter. */
-export function portName(path: string, value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > 15) errors.push(invalid(path, value, "must be no more than 15 characters"));
-  if (!/^[-a-z0-9]+$/.test(value))
-    errors.push(
-      invalid(
-        path,
-        value,
-        "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
-      ),
-    );
-  if (value.includes("--"))
-    errors.push(invalid(path, value, "must not contain consecutive hyphens"));
-  if (value.startsWith("-") || value.endsWith("-"))
-    errors.push(invalid(path, value, "must not begin or end with a hyphen"));
-  if (!/[a-z]/.test(value))
-    errors.push(invalid(path, value, "must contain at least one letter (a-z)"));
-  return errors;
+export function isValidPortNum(port: number): string[] {
+  return port >= 1 && port <= 65535 ? [] : [inclusiveRangeError(1, 65535)];
 }
 
-/** IsValidPortNum: 1 to 65535. */
-export function portNumber(path: string, value: unknown): string[] {
-  if (Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 65535) return [];
-  return [invalid(path, value, "must be between 1 and 65535, inclusive")];
+export function isInRange(value: number, min: number, max: number): string[] {
+  return value >= min && value <= max ? [] : [inclusiveRangeError(min, max)];
+}
+
+const maxInt32 = 2147483647;
+
+export function isValidGroupID(gid: number): string[] {
+  return gid >= 0 && gid <= maxInt32 ? [] : [inclusiveRangeError(0, maxInt32)];
+}
+
+export function isValidUserID(uid: number): string[] {
+  return uid >= 0 && uid <= maxInt32 ? [] : [inclusiveRangeError(0, maxInt32)];
+}
+
+export function isValidPortName(port: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(port) > 15) errs.push(maxLenError(15));
+  if (!/^[-a-z0-9]+$/.test(port))
+    errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!/[a-z]/.test(port)) errs.push("must contain at least one letter (a-z)");
+  if (port.includes("--")) errs.push("must not contain consecutive hyphens");
+  if (port.length > 0 && (port.startsWith("-") || port.endsWith("-")))
+    errs.push("must not begin or end with a hyphen");
+  return errs;
+}
+
+const envVarNameFmt = "[-._a-zA-Z][-._a-zA-Z0-9]*";
+const envVarNameRegexp = new RegExp(`^${envVarNameFmt}$`);
+
+export function isEnvVarName(value: string): string[] {
+  const errs: string[] = [];
+  if (!envVarNameRegexp.test(value))
+    errs.push(
+      regexError(
+        "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit",
+        envVarNameFmt,
+        "my.env-name",
+        "MY_ENV.NAME",
+        "MyEnvName1",
+      ),
+    );
+  errs.push(...hasChDirPrefix(value));
+  return errs;
+}
+
+/** IsRelaxedEnvVarName: printable ASCII but '='. */
+export function isRelaxedEnvVarName(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length === 0) errs.push(`environment variable name ${emptyError()}`);
+  for (const ch of value) {
+    const code = ch.codePointAt(0) as number;
+    if (code > 0x7f || code < 0x20 || code === 0x7f || ch === "=") {
+      errs.push(
+        "a valid environment variable name must consist only of printable ASCII characters other than '='",
+      );
+      break;
+    }
+  }
+  return errs;
+}
+
+const configMapKeyFmt = "[-._a-zA-Z0-9]+";
+const configMapKeyRegexp = new RegExp(`^${configMapKeyFmt}$`);
+
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!configMapKeyRegexp.test(value))
+    errs.push(
+      regexError(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+        configMapKeyFmt,
+        "key.name",
+        "KEY_NAME",
+        "key-name",
+      ),
+    );
+  errs.push(...hasChDirPrefix(value));
+  return errs;
+}
+
+function hasChDirPrefix(value: string): string[] {
+  if (value === ".") return ["must not be '.'"];
+  if (value === "..") return ["must not be '..'"];
+  if (value.startsWith("..")) return ["must not start with '..'"];
+  return [];
+}
+
+/** Each message of a validator as an Invalid error of `field` with `value`. */
+export function eachInvalid(field: string, value: string, messages: string[]): ErrorList {
+  return messages.map((msg) => invalid(field, value, msg));
+}
+
+/** unicode.IsSpace: Go's White_Space set (no U+FEFF, which JavaScript's trim() removes). */
+const goSpace =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+
+/** strings.TrimSpace. */
+export function goTrimSpace(s: string): string {
+  return s.replace(goSpace, "");
 }

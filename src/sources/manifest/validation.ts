@@ -1,49 +1,126 @@
-// ValidatePodCreate (pkg/apis/core/validation/validation.go, 1.32) for a static pod, after the
-// API and static pod defaults: the object meta here, the spec in validation_spec.ts. Field
-// errors use the apiserver's wording ("spec.containers[0].name: Required value").
+// ValidatePodCreate (pkg/apis/core/validation/validation.go) for a static pod after the API
+// and static pod defaults, then the kubelet's own static pod checks (validation_static.ts).
+// The error text is the kubelet's: `invalid pod: [<field errors>]`, Go's %v of the
+// field.ErrorList (pkg/kubelet/config/common.go).
 import type { Pod } from "../../core/types.js";
-import { isObject, type JsonObject } from "../json_object.js";
-import { dnsLabel, dnsSubdomain, labelValue, qualifiedName, required, tooLong } from "./field.js";
+import type { JsonObject } from "../json_object.js";
+import { type ErrorList, forbidden, formatErrorList, invalid } from "./field.js";
+import { validateContainerOnlyForPod } from "./validation_containers.js";
+import { entries, objects, ptr, str, struct } from "./validation_json.js";
+import { validatePodObjectMeta } from "./validation_names.js";
+import { type ValidationContext, validationContext } from "./validation_options.js";
+import { validateTolerations } from "./validation_scheduling.js";
+import {
+  validateAppArmorAnnotationsAndFieldsMatchOnCreate,
+  validateAppArmorPodAnnotations,
+  validateSeccompAnnotationsAndFields,
+  validateSeccompPodAnnotations,
+} from "./validation_security.js";
 import { validatePodSpec } from "./validation_spec.js";
+import { staticPodReferenceError } from "./validation_static.js";
+import type { KubeletMinor } from "./version.js";
 
-/** apimachinery's TotalAnnotationSizeLimitB: 256 KiB over every key and value. */
-const TotalAnnotationSizeLimit = 256 * 1024;
+const mirrorPodAnnotationKey = "kubernetes.io/config.mirror";
+const podDeletionCostKey = "controller.kubernetes.io/pod-deletion-cost";
+const tolerationsAnnotationKey = "scheduler.alpha.kubernetes.io/tolerations";
 
-/** ValidateLabels: qualified-name keys, label values. */
-function validateLabels(labels: unknown, path: string): string[] {
-  if (!isObject(labels)) return [];
-  const errors: string[] = [];
-  for (const [key, value] of Object.entries(labels)) {
-    errors.push(...qualifiedName(path, key));
-    errors.push(...labelValue(path, String(value)));
-  }
-  return errors;
+/** helper.GetDeletionCostFromPodAnnotations accepts the value. */
+function isValidDeletionCost(value: string): boolean {
+  if (!/^(0|-?[1-9][0-9]*)$/.test(value)) return false;
+  const n = Number(value);
+  return n >= -2147483648 && n <= 2147483647;
 }
 
-/** ValidateAnnotations: qualified-name keys (checked lowercased), total size at most 256 KiB. */
-function validateAnnotations(annotations: unknown, path: string): string[] {
-  if (!isObject(annotations)) return [];
-  const errors: string[] = [];
-  let size = 0;
-  for (const [key, value] of Object.entries(annotations)) {
-    errors.push(...qualifiedName(path, key.toLowerCase()));
-    size += Buffer.byteLength(key) + Buffer.byteLength(String(value));
+/**
+ * ValidateTolerationsInPodAnnotations: the annotation is a JSON list of tolerations. Go's
+ * json error text for a malformed value is not reproduced (docs/validation.md).
+ */
+function validateTolerationsInPodAnnotations(value: string, path: string): ErrorList {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    return [invalid(path, tolerationsAnnotationKey, (err as Error).message)];
   }
-  if (size > TotalAnnotationSizeLimit) errors.push(tooLong(path, TotalAnnotationSizeLimit));
-  return errors;
+  if (!Array.isArray(parsed) || parsed.length === 0) return [];
+  return validateTolerations(parsed, `${path}.${tolerationsAnnotationKey}`);
 }
 
-/** Validates a pod after the defaults; returns field errors, empty when valid. */
-export function validatePod(pod: Pod): string[] {
-  const errors: string[] = [];
-  const { name, namespace, labels, annotations } = pod.metadata;
-  if (!name) errors.push(required("metadata.name"));
-  else errors.push(...dnsSubdomain("metadata.name", name));
-  if (!namespace) errors.push(required("metadata.namespace"));
-  else errors.push(...dnsLabel("metadata.namespace", namespace));
-  errors.push(...validateLabels(labels, "metadata.labels"));
-  errors.push(...validateAnnotations(annotations, "metadata.annotations"));
-  if (!isObject(pod.spec)) errors.push(required("spec"));
-  else errors.push(...validatePodSpec(pod.spec as JsonObject));
-  return errors;
+/** ValidatePodSpecificAnnotations. */
+function validatePodSpecificAnnotations(
+  annotations: unknown,
+  spec: JsonObject,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
+  const errs: ErrorList = [];
+  const all = new Map(entries(annotations).map(([k, v]) => [k, str(v)]));
+  const mirror = all.get(mirrorPodAnnotationKey);
+  if (mirror !== undefined && str(spec.nodeName).length === 0)
+    errs.push(
+      invalid(
+        `${path}[${mirrorPodAnnotationKey}]`,
+        mirror,
+        "must set spec.nodeName if mirror pod annotation is set",
+      ),
+    );
+  const tolerations = all.get(tolerationsAnnotationKey) ?? "";
+  if (tolerations !== "") errs.push(...validateTolerationsInPodAnnotations(tolerations, path));
+  if (!ctx.opts.AllowInvalidPodDeletionCost) {
+    const cost = all.get(podDeletionCostKey);
+    if (cost !== undefined && !isValidDeletionCost(cost))
+      errs.push(invalid(`${path}[${podDeletionCostKey}]`, cost, "must be a 32bit integer"));
+  }
+  errs.push(...validateSeccompPodAnnotations(annotations, path));
+  errs.push(...validateAppArmorPodAnnotations(annotations, spec, path));
+  return errs;
+}
+
+/** ValidatePodCreate: the field errors, empty when valid. */
+export function validatePodCreate(pod: Pod, ctx: ValidationContext): ErrorList {
+  const meta = struct(pod.metadata);
+  const spec = struct(pod.spec);
+  const errs = validatePodObjectMeta(meta);
+  errs.push(...validatePodSpecificAnnotations(meta.annotations, spec, "metadata.annotations", ctx));
+  errs.push(...validatePodSpec(spec, str(meta.name), "spec", ctx));
+  if (str(spec.serviceAccountName) === "")
+    objects(spec.volumes).forEach((volume, vi) => {
+      const projected = ptr(volume.projected);
+      if (!projected) return;
+      objects(projected.sources).forEach((source, si) => {
+        if (ptr(source.serviceAccountToken))
+          errs.push(
+            forbidden(
+              `spec.volumes[${vi}].projected.sources[${si}].serviceAccountToken`,
+              "must not be specified when serviceAccountName is not set",
+            ),
+          );
+      });
+    });
+  objects(spec.containers).forEach((c, i) => {
+    errs.push(...validateContainerOnlyForPod(c, `spec.containers[${i}]`));
+  });
+  objects(spec.initContainers).forEach((c, i) => {
+    errs.push(...validateContainerOnlyForPod(c, `spec.initContainers[${i}]`));
+  });
+  if (objects(spec.ephemeralContainers).length > 0)
+    errs.push(forbidden("spec.ephemeralContainers", "cannot be set on create"));
+  if (str(spec.nodeName) !== "" && objects(spec.schedulingGates).length !== 0)
+    errs.push(
+      forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"),
+    );
+  errs.push(...validateSeccompAnnotationsAndFields(meta.annotations, spec, "spec"));
+  errs.push(...validateAppArmorAnnotationsAndFieldsMatchOnCreate(meta.annotations, spec, "spec"));
+  return errs;
+}
+
+/**
+ * What the kubelet `minor` says of a defaulted static pod: null when it keeps the pod, else
+ * its error text ("invalid pod: [...]", or a static pod check's message).
+ */
+export function validateStaticPod(pod: Pod, minor: KubeletMinor): string | null {
+  const ctx = validationContext(minor);
+  const errs = validatePodCreate(pod, ctx);
+  if (errs.length > 0) return `invalid pod: ${formatErrorList(errs)}`;
+  return staticPodReferenceError(struct(pod.spec), ctx.minor);
 }

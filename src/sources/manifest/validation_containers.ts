@@ -1,0 +1,633 @@
+// Containers, init containers and ephemeral containers (validation.go: validateContainers,
+// validateInitContainers, validateEphemeralContainers, validateContainerCommon, ports,
+// volume mounts and devices, probes, lifecycle handlers, resize policy, host port conflicts,
+// validateContainerOnlyForPod's image whitespace).
+import type { JsonObject } from "../json_object.js";
+import {
+  byteLength,
+  duplicate,
+  type ErrorList,
+  forbidden,
+  goTrimSpace,
+  invalid,
+  isValidPortName,
+  isValidPortNum,
+  notFound,
+  notSupported,
+  regexError,
+  required,
+} from "./field.js";
+import { validateEnv, validateEnvFrom } from "./validation_env.js";
+import { bool, isSet, num, objects, ptr, str, strings, struct } from "./validation_json.js";
+import { validateDNS1123Label } from "./validation_names.js";
+import type { ValidationContext } from "./validation_options.js";
+import { validateContainerResourceRequirements } from "./validation_resources.js";
+import { validateSecurityContext } from "./validation_security.js";
+import {
+  type VolumeMap,
+  validateLocalDescendingPath,
+  validatePathNoBacksteps,
+  validatePullPolicy,
+} from "./validation_volumes.js";
+
+/** What every container validator needs from the pod. */
+export interface PodScope {
+  volumes: VolumeMap;
+  podClaimNames: Set<string>;
+  /** spec.terminationGracePeriodSeconds, null when unset. */
+  gracePeriod: number | null;
+  restartPolicy: string;
+  hostUsers: boolean;
+  ctx: ValidationContext;
+}
+
+/** validateContainers. */
+export function validateContainers(containers: unknown, path: string, pod: PodScope): ErrorList {
+  const items = objects(containers);
+  if (items.length === 0) return [required(path)];
+  const errs: ErrorList = [];
+  const allNames = new Set<string>();
+  items.forEach((ctr, i) => {
+    const at = `${path}[${i}]`;
+    errs.push(...validateContainerCommon(ctr, at, pod));
+    const name = str(ctr.name);
+    if (allNames.has(name)) errs.push(duplicate(`${at}.name`, name));
+    else allNames.add(name);
+    const lifecycle = ptr(ctr.lifecycle);
+    if (lifecycle) errs.push(...validateLifecycle(lifecycle, `${at}.lifecycle`, pod));
+    errs.push(...validateLivenessProbe(ctr.livenessProbe, `${at}.livenessProbe`, pod));
+    errs.push(...validateReadinessProbe(ctr.readinessProbe, `${at}.readinessProbe`, pod));
+    errs.push(...validateStartupProbe(ctr.startupProbe, `${at}.startupProbe`, pod));
+    if (isSet(ctr.restartPolicy))
+      errs.push(forbidden(`${at}.restartPolicy`, "may not be set for non-init containers"));
+  });
+  errs.push(...checkHostPortConflicts(items, path));
+  return errs;
+}
+
+/** validateInitContainers. */
+export function validateInitContainers(
+  containers: unknown,
+  regularContainers: unknown,
+  path: string,
+  pod: PodScope,
+): ErrorList {
+  const errs: ErrorList = [];
+  const allNames = new Set(objects(regularContainers).map((c) => str(c.name)));
+  objects(containers).forEach((ctr, i) => {
+    const at = `${path}[${i}]`;
+    errs.push(...validateContainerCommon(ctr, at, pod));
+    let restartAlways = false;
+    if (isSet(ctr.restartPolicy)) {
+      const policy = str(ctr.restartPolicy);
+      if (policy !== "Always") errs.push(notSupported(`${at}.restartPolicy`, policy, ["Always"]));
+      restartAlways = policy === "Always";
+    }
+    const name = str(ctr.name);
+    if (allNames.has(name)) errs.push(duplicate(`${at}.name`, name));
+    else if (name.length > 0) allNames.add(name);
+    errs.push(...checkHostPortConflicts([ctr], path));
+    if (restartAlways) {
+      const lifecycle = ptr(ctr.lifecycle);
+      if (lifecycle) errs.push(...validateLifecycle(lifecycle, `${at}.lifecycle`, pod));
+      errs.push(...validateLivenessProbe(ctr.livenessProbe, `${at}.livenessProbe`, pod));
+      errs.push(...validateReadinessProbe(ctr.readinessProbe, `${at}.readinessProbe`, pod));
+      errs.push(...validateStartupProbe(ctr.startupProbe, `${at}.startupProbe`, pod));
+    } else
+      for (const field of ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"])
+        if (isSet(ctr[field]))
+          errs.push(
+            forbidden(
+              `${at}.${field}`,
+              "may not be set for init containers without restartPolicy=Always",
+            ),
+          );
+    if (!pod.ctx.opts.AllowSidecarResizePolicy && objects(ctr.resizePolicy).length > 0)
+      errs.push(
+        invalid(
+          `${at}.resizePolicy`,
+          resizePolicyValue(ctr.resizePolicy),
+          "must not be set for init containers",
+        ),
+      );
+  });
+  return errs;
+}
+
+/** Go's %#v of a []core.ContainerResizePolicy. */
+function resizePolicyValue(policies: unknown): { go: string } {
+  const items = objects(policies).map(
+    (p) =>
+      `core.ContainerResizePolicy{ResourceName:${JSON.stringify(str(p.resourceName))}, RestartPolicy:${JSON.stringify(str(p.restartPolicy))}}`,
+  );
+  return { go: `[]core.ContainerResizePolicy{${items.join(", ")}}` };
+}
+
+/** The fields an ephemeral container may set (allowedEphemeralContainerFields). */
+const allowedEphemeralContainerFields = new Set([
+  "name",
+  "image",
+  "command",
+  "args",
+  "workingDir",
+  "env",
+  "envFrom",
+  "volumeMounts",
+  "volumeDevices",
+  "terminationMessagePath",
+  "terminationMessagePolicy",
+  "imagePullPolicy",
+  "securityContext",
+  "stdin",
+  "stdinOnce",
+  "tty",
+  "targetContainerName",
+]);
+
+/** validateEphemeralContainers (ValidatePodCreate refuses any anyway). */
+export function validateEphemeralContainers(
+  ephemeral: unknown,
+  containers: unknown,
+  initContainers: unknown,
+  path: string,
+  pod: PodScope,
+): ErrorList {
+  const items = objects(ephemeral);
+  const errs: ErrorList = [];
+  if (items.length === 0) return errs;
+  const otherNames = new Set<string>();
+  for (const c of [...objects(containers), ...objects(initContainers)]) otherNames.add(str(c.name));
+  const allNames = new Set(otherNames);
+  items.forEach((ec, i) => {
+    const at = `${path}[${i}]`;
+    errs.push(...validateContainerCommon(ec, at, pod));
+    errs.push(...validateContainerOnlyForPod(ec, at));
+    const name = str(ec.name);
+    if (allNames.has(name)) errs.push(duplicate(`${at}.name`, name));
+    else allNames.add(name);
+    const target = str(ec.targetContainerName);
+    if (target !== "" && !otherNames.has(target))
+      errs.push(notFound(`${at}.targetContainerName`, target));
+    for (const [field, value] of Object.entries(ec))
+      if (!allowedEphemeralContainerFields.has(field) && isNonZero(value))
+        errs.push(forbidden(`${at}.${field}`, "cannot be set for an Ephemeral Container"));
+    objects(ec.volumeMounts).forEach((vm, j) => {
+      if (str(vm.subPath) !== "")
+        errs.push(
+          forbidden(`${at}.volumeMounts[${j}].subPath`, "cannot be set for an Ephemeral Container"),
+        );
+      if (str(vm.subPathExpr) !== "")
+        errs.push(
+          forbidden(
+            `${at}.volumeMounts[${j}].subPathExpr`,
+            "cannot be set for an Ephemeral Container",
+          ),
+        );
+    });
+  });
+  return errs;
+}
+
+function isNonZero(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === "")
+    return false;
+  return true;
+}
+
+const terminationMessagePolicies = ["File", "FallbackToLogsOnError"];
+
+/** validateContainerCommon. */
+function validateContainerCommon(ctr: JsonObject, path: string, pod: PodScope): ErrorList {
+  const errs: ErrorList = [];
+  const name = str(ctr.name);
+  if (name.length === 0) errs.push(required(`${path}.name`));
+  else errs.push(...validateDNS1123Label(name, `${path}.name`));
+  if (str(ctr.image).length === 0) errs.push(required(`${path}.image`));
+  const policy = str(ctr.terminationMessagePolicy);
+  if (policy === "") errs.push(required(`${path}.terminationMessagePolicy`));
+  else if (!terminationMessagePolicies.includes(policy))
+    errs.push(notSupported(`${path}.terminationMessagePolicy`, policy, terminationMessagePolicies));
+  const volMounts = volumeMap(ctr.volumeMounts, "mountPath");
+  const volDevices = volumeMap(ctr.volumeDevices, "devicePath");
+  errs.push(...validateContainerPorts(ctr.ports, `${path}.ports`));
+  errs.push(...validateEnv(ctr.env, `${path}.env`, pod.ctx));
+  errs.push(...validateEnvFrom(ctr.envFrom, `${path}.envFrom`, pod.ctx));
+  errs.push(
+    ...validateVolumeMounts(ctr.volumeMounts, volDevices, pod.volumes, ctr, `${path}.volumeMounts`),
+  );
+  errs.push(
+    ...validateVolumeDevices(ctr.volumeDevices, volMounts, pod.volumes, `${path}.volumeDevices`),
+  );
+  errs.push(...validatePullPolicy(ctr.imagePullPolicy, `${path}.imagePullPolicy`));
+  errs.push(
+    ...validateContainerResourceRequirements(
+      struct(ctr.resources),
+      pod.podClaimNames,
+      `${path}.resources`,
+      pod.ctx,
+    ),
+  );
+  errs.push(...validateResizePolicy(ctr.resizePolicy, `${path}.resizePolicy`, pod.restartPolicy));
+  errs.push(
+    ...validateSecurityContext(
+      ptr(ctr.securityContext),
+      `${path}.securityContext`,
+      pod.hostUsers,
+      pod.ctx,
+    ),
+  );
+  return errs;
+}
+
+/** GetVolumeMountMap / GetVolumeDeviceMap: name -> path, the last one winning. */
+function volumeMap(items: unknown, pathField: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const item of objects(items)) map.set(str(item.name), str(item[pathField]));
+  return map;
+}
+
+const supportedPortProtocols = ["SCTP", "TCP", "UDP"];
+
+/** validateContainerPorts. */
+function validateContainerPorts(ports: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const allNames = new Set<string>();
+  objects(ports).forEach((port, i) => {
+    const at = `${path}[${i}]`;
+    const name = str(port.name);
+    if (name.length > 0) {
+      const msgs = isValidPortName(name);
+      if (msgs.length !== 0) for (const msg of msgs) errs.push(invalid(`${at}.name`, name, msg));
+      else if (allNames.has(name)) errs.push(duplicate(`${at}.name`, name));
+      else allNames.add(name);
+    }
+    const containerPort = num(port.containerPort);
+    if (containerPort === 0) errs.push(required(`${at}.containerPort`));
+    else
+      for (const msg of isValidPortNum(containerPort))
+        errs.push(invalid(`${at}.containerPort`, containerPort, msg));
+    const hostPort = num(port.hostPort);
+    if (hostPort !== 0)
+      for (const msg of isValidPortNum(hostPort))
+        errs.push(invalid(`${at}.hostPort`, hostPort, msg));
+    const protocol = str(port.protocol);
+    if (protocol.length === 0) errs.push(required(`${at}.protocol`));
+    else if (!supportedPortProtocols.includes(protocol))
+      errs.push(notSupported(`${at}.protocol`, protocol, supportedPortProtocols));
+  });
+  return errs;
+}
+
+/** ValidateVolumeMounts. */
+function validateVolumeMounts(
+  mounts: unknown,
+  volDevices: Map<string, string>,
+  volumes: VolumeMap,
+  container: JsonObject,
+  path: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  const mountpoints = new Set<string>();
+  const devicePaths = new Set(volDevices.values());
+  objects(mounts).forEach((mnt, i) => {
+    const at = `${path}[${i}]`;
+    const name = str(mnt.name);
+    const mountPath = str(mnt.mountPath);
+    if (name.length === 0) errs.push(required(`${at}.name`));
+    if (!volumes.has(name)) errs.push(notFound(`${at}.name`, name));
+    if (mountPath.length === 0) errs.push(required(`${at}.mountPath`));
+    if (mountpoints.has(mountPath))
+      errs.push(invalid(`${at}.mountPath`, mountPath, "must be unique"));
+    mountpoints.add(mountPath);
+    if (volDevices.has(name))
+      errs.push(invalid(`${at}.name`, name, "must not already exist in volumeDevices"));
+    if (devicePaths.has(mountPath))
+      errs.push(
+        invalid(`${at}.mountPath`, mountPath, "must not already exist as a path in volumeDevices"),
+      );
+    const subPath = str(mnt.subPath);
+    const subPathExpr = str(mnt.subPathExpr);
+    const volume = volumes.get(name);
+    if (volume && ptr(volume.image)) {
+      if (subPath.length !== 0)
+        errs.push(invalid(`${at}.subPath`, subPath, "not allowed in image volume sources"));
+      if (subPathExpr.length !== 0)
+        errs.push(invalid(`${at}.subPathExpr`, subPathExpr, "not allowed in image volume sources"));
+    }
+    if (subPath.length > 0) errs.push(...validateLocalDescendingPath(subPath, `${path}.subPath`));
+    if (subPathExpr.length > 0) {
+      if (subPath.length > 0)
+        errs.push(
+          invalid(
+            `${at}.subPathExpr`,
+            subPathExpr,
+            "subPathExpr and subPath are mutually exclusive",
+          ),
+        );
+      errs.push(...validateLocalDescendingPath(subPathExpr, `${path}.subPathExpr`));
+    }
+    if (isSet(mnt.mountPropagation))
+      errs.push(
+        ...validateMountPropagation(
+          str(mnt.mountPropagation),
+          container,
+          `${path}.mountPropagation`,
+        ),
+      );
+    errs.push(...validateMountRecursiveReadOnly(mnt, `${path}.recursiveReadOnly`));
+  });
+  return errs;
+}
+
+const supportedMountPropagations = ["Bidirectional", "HostToContainer", "None"];
+
+function validateMountPropagation(
+  propagation: string,
+  container: JsonObject,
+  path: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  if (!supportedMountPropagations.includes(propagation))
+    errs.push(notSupported(path, propagation, supportedMountPropagations));
+  const sc = ptr(container.securityContext);
+  const privileged = sc !== null && sc.privileged === true;
+  if (propagation === "Bidirectional" && !privileged)
+    errs.push(
+      forbidden(path, "Bidirectional mount propagation is available only to privileged containers"),
+    );
+  return errs;
+}
+
+function validateMountRecursiveReadOnly(mount: JsonObject, path: string): ErrorList {
+  if (!isSet(mount.recursiveReadOnly)) return [];
+  const rro = str(mount.recursiveReadOnly);
+  const errs: ErrorList = [];
+  if (rro === "Disabled") return errs;
+  if (rro === "Enabled" || rro === "IfPossible") {
+    if (!bool(mount.readOnly))
+      errs.push(forbidden(path, "may only be specified when readOnly is true"));
+    if (isSet(mount.mountPropagation) && str(mount.mountPropagation) !== "None")
+      errs.push(
+        forbidden(path, "may only be specified when mountPropagation is None or not specified"),
+      );
+    return errs;
+  }
+  return [notSupported(path, rro, ["Disabled", "Enabled", "IfPossible"])];
+}
+
+/** ValidateVolumeDevices. */
+function validateVolumeDevices(
+  devices: unknown,
+  volMounts: Map<string, string>,
+  volumes: VolumeMap,
+  path: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  const devicepath = new Set<string>();
+  const devicename = new Set<string>();
+  const mountPaths = new Set(volMounts.values());
+  objects(devices).forEach((dev, i) => {
+    const at = `${path}[${i}]`;
+    const devName = str(dev.name);
+    const devPath = str(dev.devicePath);
+    const volume = volumes.get(devName);
+    const didMatch = volume !== undefined;
+    const isPVC =
+      volume !== undefined &&
+      (ptr(volume.persistentVolumeClaim) !== null || ptr(volume.ephemeral) !== null);
+    if (devName.length === 0) errs.push(required(`${at}.name`));
+    if (devicename.has(devName)) errs.push(invalid(`${at}.name`, devName, "must be unique"));
+    if (didMatch && !isPVC)
+      errs.push(
+        invalid(
+          `${at}.name`,
+          devName,
+          "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode",
+        ),
+      );
+    if (!didMatch) errs.push(notFound(`${at}.name`, devName));
+    if (devPath.length === 0) errs.push(required(`${at}.devicePath`));
+    if (devicepath.has(devPath)) errs.push(invalid(`${at}.devicePath`, devPath, "must be unique"));
+    if (devPath.length > 0 && validatePathNoBacksteps(devPath, `${path}.devicePath`).length > 0)
+      errs.push(invalid(`${at}.devicePath`, devPath, "can not contain backsteps ('..')"));
+    else devicepath.add(devPath);
+    if (volMounts.has(devName))
+      errs.push(invalid(`${at}.name`, devName, "must not already exist in volumeMounts"));
+    if (mountPaths.has(devPath))
+      errs.push(
+        invalid(`${at}.devicePath`, devPath, "must not already exist as a path in volumeMounts"),
+      );
+    if (devName.length > 0) devicename.add(devName);
+  });
+  return errs;
+}
+
+const supportedResizeResources = ["cpu", "memory"];
+const supportedResizePolicies = ["NotRequired", "RestartContainer"];
+
+/** validateResizePolicy. */
+function validateResizePolicy(
+  policies: unknown,
+  path: string,
+  podRestartPolicy: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  const resources = new Set<string>();
+  objects(policies).forEach((p, i) => {
+    const resourceName = str(p.resourceName);
+    const restartPolicy = str(p.restartPolicy);
+    if (resources.has(resourceName)) errs.push(duplicate(`${path}[${i}]`, resourceName));
+    resources.add(resourceName);
+    if (resourceName === "") errs.push(required(path));
+    else if (!supportedResizeResources.includes(resourceName))
+      errs.push(notSupported(path, resourceName, supportedResizeResources));
+    if (restartPolicy === "") errs.push(required(path));
+    else if (!supportedResizePolicies.includes(restartPolicy))
+      errs.push(notSupported(path, restartPolicy, supportedResizePolicies));
+    if (podRestartPolicy === "Never" && restartPolicy !== "NotRequired")
+      errs.push(
+        invalid(path, restartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"),
+      );
+  });
+  return errs;
+}
+
+/** checkHostPortConflicts (AccumulateUniqueHostPorts). */
+function checkHostPortConflicts(containers: JsonObject[], path: string): ErrorList {
+  const errs: ErrorList = [];
+  const all = new Set<string>();
+  containers.forEach((ctr, ci) => {
+    objects(ctr.ports).forEach((port, pi) => {
+      const hostPort = num(port.hostPort);
+      if (hostPort === 0) return;
+      const key = `${str(port.protocol)}/${str(port.hostIP)}/${hostPort}`;
+      if (all.has(key)) errs.push(duplicate(`${path}[${ci}].ports[${pi}].hostPort`, key));
+      else all.add(key);
+    });
+  });
+  return errs;
+}
+
+function validateLivenessProbe(probe: unknown, path: string, pod: PodScope): ErrorList {
+  const p = ptr(probe);
+  if (!p) return [];
+  const errs = validateProbe(p, path, pod);
+  if (num(p.successThreshold) !== 1)
+    errs.push(invalid(`${path}.successThreshold`, num(p.successThreshold), "must be 1"));
+  return errs;
+}
+
+function validateReadinessProbe(probe: unknown, path: string, pod: PodScope): ErrorList {
+  const p = ptr(probe);
+  if (!p) return [];
+  const errs = validateProbe(p, path, pod);
+  if (isSet(p.terminationGracePeriodSeconds))
+    errs.push(
+      invalid(
+        `${path}.terminationGracePeriodSeconds`,
+        num(p.terminationGracePeriodSeconds),
+        "must not be set for readinessProbes",
+      ),
+    );
+  return errs;
+}
+
+const validateStartupProbe = validateLivenessProbe;
+
+function validateProbe(probe: JsonObject, path: string, pod: PodScope): ErrorList {
+  const errs = validateHandler(probe, ["exec", "httpGet", "tcpSocket", "grpc"], path, pod);
+  for (const field of [
+    "initialDelaySeconds",
+    "timeoutSeconds",
+    "periodSeconds",
+    "successThreshold",
+    "failureThreshold",
+  ]) {
+    const value = num(probe[field]);
+    if (value < 0)
+      errs.push(invalid(`${path}.${field}`, value, "must be greater than or equal to 0"));
+  }
+  if (isSet(probe.terminationGracePeriodSeconds) && num(probe.terminationGracePeriodSeconds) <= 0)
+    errs.push(
+      invalid(
+        `${path}.terminationGracePeriodSeconds`,
+        num(probe.terminationGracePeriodSeconds),
+        "must be greater than 0",
+      ),
+    );
+  return errs;
+}
+
+function validateLifecycle(lifecycle: JsonObject, path: string, pod: PodScope): ErrorList {
+  const errs: ErrorList = [];
+  for (const hook of ["postStart", "preStop"]) {
+    const handler = ptr(lifecycle[hook]);
+    if (handler)
+      errs.push(
+        ...validateHandler(
+          handler,
+          ["exec", "httpGet", "tcpSocket", "sleep"],
+          `${path}.${hook}`,
+          pod,
+        ),
+      );
+  }
+  return errs;
+}
+
+/** validateHandler over the actions a probe or a lifecycle hook carries, in upstream's order. */
+function validateHandler(
+  handler: JsonObject,
+  actions: readonly string[],
+  path: string,
+  pod: PodScope,
+): ErrorList {
+  let numHandlers = 0;
+  const errs: ErrorList = [];
+  for (const action of ["exec", "httpGet", "tcpSocket", "grpc", "sleep"]) {
+    if (!actions.includes(action)) continue;
+    const value = ptr(handler[action]);
+    if (!value) continue;
+    if (numHandlers > 0) {
+      errs.push(forbidden(`${path}.${action}`, "may not specify more than 1 handler type"));
+      continue;
+    }
+    numHandlers++;
+    const at = `${path}.${action}`;
+    if (action === "exec") {
+      if (strings(value.command).length === 0) errs.push(required(`${at}.command`));
+    } else if (action === "httpGet") errs.push(...validateHTTPGetAction(value, at));
+    else if (action === "tcpSocket") errs.push(...validatePortNumOrName(value.port, `${at}.port`));
+    else if (action === "grpc") errs.push(...validatePortNumOrName(num(value.port), `${at}.port`));
+    else errs.push(...validateSleepAction(value, at, pod));
+  }
+  if (numHandlers === 0) errs.push(required(path, "must specify a handler type"));
+  return errs;
+}
+
+function validateSleepAction(sleep: JsonObject, path: string, pod: PodScope): ErrorList {
+  const seconds = num(sleep.seconds);
+  const grace = pod.gracePeriod;
+  if (grace === null) return [];
+  if (pod.ctx.opts.AllowPodLifecycleSleepActionZeroValue) {
+    if (seconds < 0 || seconds > grace)
+      return [
+        invalid(
+          path,
+          seconds,
+          `must be non-negative and less than terminationGracePeriodSeconds (${grace})`,
+        ),
+      ];
+  } else if (seconds <= 0 || seconds > grace)
+    return [
+      invalid(
+        path,
+        seconds,
+        `must be greater than 0 and less than terminationGracePeriodSeconds (${grace}). Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.`,
+      ),
+    ];
+  return [];
+}
+
+const supportedHTTPSchemes = ["HTTP", "HTTPS"];
+const httpHeaderNameFmt = "[-A-Za-z0-9]+";
+
+function validateHTTPGetAction(http: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
+  if (str(http.path).length === 0) errs.push(required(`${path}.path`));
+  errs.push(...validatePortNumOrName(http.port, `${path}.port`));
+  const scheme = str(http.scheme);
+  if (!supportedHTTPSchemes.includes(scheme))
+    errs.push(notSupported(`${path}.scheme`, scheme, supportedHTTPSchemes));
+  for (const header of objects(http.httpHeaders)) {
+    const name = str(header.name);
+    if (!/^[-A-Za-z0-9]+$/.test(name))
+      errs.push(
+        invalid(
+          `${path}.httpHeaders`,
+          name,
+          regexError(
+            "a valid HTTP header must consist of alphanumeric characters or '-'",
+            httpHeaderNameFmt,
+            "X-Header-Name",
+          ),
+        ),
+      );
+  }
+  return errs;
+}
+
+/** ValidatePortNumOrName: an IntOrString (a JSON number or string). */
+function validatePortNumOrName(port: unknown, path: string): ErrorList {
+  if (typeof port === "string") return isValidPortName(port).map((msg) => invalid(path, port, msg));
+  const value = num(port);
+  return isValidPortNum(value).map((msg) => invalid(path, value, msg));
+}
+
+/** validateContainerOnlyForPod: no whitespace around the image (Go's strings.TrimSpace). */
+export function validateContainerOnlyForPod(ctr: JsonObject, path: string): ErrorList {
+  const image = str(ctr.image);
+  if (byteLength(image) !== byteLength(goTrimSpace(image)))
+    return [invalid(`${path}.image`, image, "must not have leading or trailing whitespace")];
+  return [];
+}

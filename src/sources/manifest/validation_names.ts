@@ -1,0 +1,196 @@
+// Names, labels and object metadata: validation.go's ValidateDNS1123Label and friends,
+// k8s.io/apimachinery/pkg/api/validation (NameIsDNSSubdomain, ValidateObjectMeta,
+// ValidateAnnotations) and pkg/apis/meta/v1/validation (ValidateLabels, label selectors).
+// Maps are read in the manifest's order (Go's is random: docs/validation.md).
+import {
+  byteLength,
+  type ErrorList,
+  forbidden,
+  invalid,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  required,
+  tooLong,
+} from "./field.js";
+import { entries, objects, ptr, str, strings } from "./validation_json.js";
+
+const each = (path: string, value: string, messages: string[]): ErrorList =>
+  messages.map((msg) => invalid(path, value, msg));
+
+export const validateDNS1123Label = (value: string, path: string): ErrorList =>
+  each(path, value, isDNS1123Label(value));
+export const validateDNS1123Subdomain = (value: string, path: string): ErrorList =>
+  each(path, value, isDNS1123Subdomain(value));
+export const validateQualifiedName = (value: string, path: string): ErrorList =>
+  each(path, value, isQualifiedName(value));
+export const validateLabelName = validateQualifiedName;
+
+/** maskTrailingDash, as upstream wrote it (it drops two characters). */
+function maskTrailingDash(name: string): string {
+  if (name.length > 1 && name.endsWith("-")) return `${name.slice(0, -2)}a`;
+  return name;
+}
+
+/** NameIsDNSSubdomain (ValidatePodName, ValidateSecretName, ValidateConfigMapName, ...). */
+export const nameIsDNSSubdomain = (name: string, prefix: boolean): string[] =>
+  isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+
+/** NameIsDNSLabel (ValidateNamespaceName, ...). */
+export const nameIsDNSLabel = (name: string, prefix: boolean): string[] =>
+  isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+
+/** metav1validation.ValidateLabels. */
+export function validateLabels(labels: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  for (const [key, value] of entries(labels)) {
+    errs.push(...validateLabelName(key, path));
+    errs.push(...each(path, str(value), isValidLabelValue(str(value))));
+  }
+  return errs;
+}
+
+/** apimachinery's TotalAnnotationSizeLimitB. */
+const totalAnnotationSizeLimitB = 256 * 1024;
+
+/** apimachineryvalidation.ValidateAnnotations. */
+export function validateAnnotations(annotations: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  let size = 0;
+  for (const [key, value] of entries(annotations)) {
+    errs.push(...each(path, key, isQualifiedName(key.toLowerCase())));
+    size += byteLength(key) + byteLength(str(value));
+  }
+  if (size > totalAnnotationSizeLimitB) errs.push(tooLong(path, totalAnnotationSizeLimitB));
+  return errs;
+}
+
+/** ValidateObjectMeta(meta, true, ValidatePodName, "metadata") for what a static pod can carry. */
+export function validatePodObjectMeta(meta: Record<string, unknown>): ErrorList {
+  const errs: ErrorList = [];
+  const path = "metadata";
+  const generateName = str(meta.generateName);
+  if (generateName.length !== 0)
+    errs.push(
+      ...each(`${path}.generateName`, generateName, nameIsDNSSubdomain(generateName, true)),
+    );
+  const name = str(meta.name);
+  if (name.length === 0) errs.push(required(`${path}.name`, "name or generateName is required"));
+  else errs.push(...each(`${path}.name`, name, nameIsDNSSubdomain(name, false)));
+  const namespace = str(meta.namespace);
+  if (namespace.length === 0) errs.push(required(`${path}.namespace`));
+  else errs.push(...each(`${path}.namespace`, namespace, nameIsDNSLabel(namespace, false)));
+  const generation = typeof meta.generation === "number" ? meta.generation : 0;
+  if (generation < 0)
+    errs.push(invalid(`${path}.generation`, generation, "must be greater than or equal to 0"));
+  errs.push(...validateLabels(meta.labels, `${path}.labels`));
+  errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
+  errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
+  errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
+  return errs;
+}
+
+function validateOwnerReferences(refs: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  let firstController = "";
+  for (const ref of objects(refs)) {
+    const apiVersion = str(ref.apiVersion);
+    const kind = str(ref.kind);
+    // schema.FromAPIVersionAndKind: "v1", "group/v1"; anything else has no version.
+    const parts = apiVersion.split("/");
+    const version = parts.length === 1 ? apiVersion : parts.length === 2 ? parts[1] : "";
+    if (version === "")
+      errs.push(invalid(`${path}.apiVersion`, apiVersion, "version must not be empty"));
+    if (kind.length === 0) errs.push(invalid(`${path}.kind`, kind, "kind must not be empty"));
+    if (str(ref.name).length === 0)
+      errs.push(invalid(`${path}.name`, str(ref.name), "name must not be empty"));
+    if (str(ref.uid).length === 0)
+      errs.push(invalid(`${path}.uid`, str(ref.uid), "uid must not be empty"));
+    if (ref.controller === true) {
+      const current = `${kind}/${str(ref.name)}`;
+      if (firstController !== "")
+        errs.push(
+          invalid(
+            path,
+            { go: "[]v1.OwnerReference{...}" },
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+          ),
+        );
+      else firstController = current;
+    }
+  }
+  return errs;
+}
+
+function validateFinalizers(finalizers: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const names = strings(finalizers);
+  for (const finalizer of names) errs.push(...validateQualifiedName(finalizer, path));
+  if (names.includes("orphan") && names.includes("foregroundDeletion"))
+    errs.push(
+      invalid(
+        path,
+        { go: `[]string{${names.map((n) => JSON.stringify(n)).join(", ")}}` },
+        "finalizer orphan and foregroundDeletion cannot be both set",
+      ),
+    );
+  return errs;
+}
+
+export interface LabelSelectorOptions {
+  AllowInvalidLabelValueInSelector: boolean;
+}
+
+/** metav1validation.ValidateLabelSelector. */
+export function validateLabelSelector(
+  selector: unknown,
+  opts: LabelSelectorOptions,
+  path: string,
+): ErrorList {
+  const ps = ptr(selector);
+  if (!ps) return [];
+  const errs = validateLabels(ps.matchLabels, `${path}.matchLabels`);
+  objects(ps.matchExpressions).forEach((expr, i) => {
+    errs.push(...validateLabelSelectorRequirement(expr, opts, `${path}.matchExpressions[${i}]`));
+  });
+  return errs;
+}
+
+/** metav1validation.ValidateLabelSelectorRequirement. */
+export function validateLabelSelectorRequirement(
+  sr: Record<string, unknown>,
+  opts: LabelSelectorOptions,
+  path: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  const operator = str(sr.operator);
+  const values = strings(sr.values);
+  switch (operator) {
+    case "In":
+    case "NotIn":
+      if (values.length === 0)
+        errs.push(
+          required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"),
+        );
+      break;
+    case "Exists":
+    case "DoesNotExist":
+      if (values.length > 0)
+        errs.push(
+          forbidden(
+            `${path}.values`,
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+          ),
+        );
+      break;
+    default:
+      errs.push(invalid(`${path}.operator`, operator, "not a valid selector operator"));
+  }
+  errs.push(...validateLabelName(str(sr.key), `${path}.key`));
+  if (!opts.AllowInvalidLabelValueInSelector)
+    values.forEach((value, i) => {
+      errs.push(...each(`${path}.values[${i}]`, value, isValidLabelValue(value)));
+    });
+  return errs;
+}

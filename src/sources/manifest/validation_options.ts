@@ -1,0 +1,89 @@
+// What ValidatePodCreate is told, per kubelet minor. pkg/kubelet/config/common.go passes
+// `validation.PodValidationOptions{}` (every option false) up to 1.34, and from 1.35
+// `podutil.GetValidationOptionsFromPodSpecAndMeta(&spec, nil, &meta, nil)`, which reads the
+// kubelet's default feature gates (no old pod: nothing is grandfathered). The gate defaults
+// below are each minor's pkg/features/kube_features.go, for the gates validation reads.
+import type { KubeletMinor } from "./version.js";
+import { minorNumber } from "./version.js";
+
+export interface PodValidationOptions {
+  AllowInvalidPodDeletionCost: boolean;
+  AllowInvalidLabelValueInSelector: boolean;
+  AllowIndivisibleHugePagesValues: boolean;
+  AllowInvalidTopologySpreadConstraintLabelSelector: boolean;
+  AllowNonLocalProjectedTokenPath: boolean;
+  AllowNamespacedSysctlsForHostNetAndHostIPC: boolean;
+  ResourceIsPod: boolean;
+  AllowRelaxedEnvironmentVariableValidation: boolean;
+  AllowRelaxedDNSSearchValidation: boolean;
+  AllowPodLifecycleSleepActionZeroValue: boolean;
+  AllowOnlyRecursiveSELinuxChangePolicy: boolean;
+  PodLevelResourcesEnabled: boolean;
+  AllowSidecarResizePolicy: boolean;
+  AllowMatchLabelKeysInPodTopologySpread: boolean;
+  AllowContainerRestartPolicyRules: boolean;
+  AllowRestartAllContainers: boolean;
+  AllowEnvFilesValidation: boolean;
+  AllowUserNamespacesHostNetworkSupport: boolean;
+  AllowTaintTolerationComparisonOperators: boolean;
+}
+
+export interface ValidationContext {
+  /** The kubelet minor's number: 32 for 1.32. */
+  minor: number;
+  opts: PodValidationOptions;
+}
+
+const none: PodValidationOptions = {
+  AllowInvalidPodDeletionCost: false,
+  AllowInvalidLabelValueInSelector: false,
+  AllowIndivisibleHugePagesValues: false,
+  AllowInvalidTopologySpreadConstraintLabelSelector: false,
+  AllowNonLocalProjectedTokenPath: false,
+  AllowNamespacedSysctlsForHostNetAndHostIPC: false,
+  ResourceIsPod: false,
+  AllowRelaxedEnvironmentVariableValidation: false,
+  AllowRelaxedDNSSearchValidation: false,
+  AllowPodLifecycleSleepActionZeroValue: false,
+  AllowOnlyRecursiveSELinuxChangePolicy: false,
+  PodLevelResourcesEnabled: false,
+  AllowSidecarResizePolicy: false,
+  AllowMatchLabelKeysInPodTopologySpread: false,
+  AllowContainerRestartPolicyRules: false,
+  AllowRestartAllContainers: false,
+  AllowEnvFilesValidation: false,
+  AllowUserNamespacesHostNetworkSupport: false,
+  AllowTaintTolerationComparisonOperators: false,
+};
+
+/**
+ * GetValidationOptionsFromPodSpecAndMeta with no old pod, from 1.35: gates that are on by
+ * default in every one of 1.35-1.37 (PodDeletionCost, PodLevelResources,
+ * InPlacePodVerticalScaling, MatchLabelKeysInPodTopologySpread, ContainerRestartRules,
+ * EnvFiles, RelaxedEnvironmentVariableValidation) and those that differ by minor.
+ */
+function gatedOptions(minor: number): PodValidationOptions {
+  return {
+    ...none,
+    AllowInvalidPodDeletionCost: false,
+    PodLevelResourcesEnabled: true,
+    AllowSidecarResizePolicy: true,
+    AllowMatchLabelKeysInPodTopologySpread: true,
+    AllowContainerRestartPolicyRules: true,
+    AllowEnvFilesValidation: true,
+    AllowRelaxedEnvironmentVariableValidation: true,
+    // RelaxedDNSSearchValidation and PodLifecycleSleepActionAllowZero: on in 1.35 and 1.36,
+    // locked on and gone from the options in 1.37 (validation no longer asks).
+    AllowRelaxedDNSSearchValidation: true,
+    AllowPodLifecycleSleepActionZeroValue: true,
+    // RestartAllContainersOnContainerExits: beta, on, from 1.36.
+    AllowRestartAllContainers: minor >= 36,
+    // SELinuxMount off before 1.37: only the Recursive change policy is allowed.
+    AllowOnlyRecursiveSELinuxChangePolicy: minor < 37,
+  };
+}
+
+export function validationContext(kubeletMinor: KubeletMinor): ValidationContext {
+  const minor = minorNumber(kubeletMinor);
+  return { minor, opts: minor >= 35 ? gatedOptions(minor) : none };
+}

@@ -1,0 +1,278 @@
+// Compute resources (pkg/apis/core/validation/validation.go: validateResourceRequirements,
+// validateContainerResourceName, ValidateResourceQuantityValue, the hugepage rules) and the
+// resource-name helpers of pkg/apis/core/helper they rest on. Go ranges over the limits and
+// requests maps in a random order; this copy takes the manifest's order (docs/validation.md).
+import type { JsonObject } from "../json_object.js";
+import {
+  type BadValue,
+  duplicate,
+  type ErrorList,
+  forbidden,
+  invalid,
+  isDNS1123Label,
+  isQualifiedName,
+  notFound,
+  required,
+} from "./field.js";
+import { Quantity } from "./quantity.js";
+import { entries, objects, str } from "./validation_json.js";
+import type { ValidationContext } from "./validation_options.js";
+
+const hugePagesPrefix = "hugepages-";
+const requestsHugePagesPrefix = "requests.hugepages-";
+const defaultNamespacePrefix = "kubernetes.io/";
+const requestsPrefix = "requests.";
+
+const standardContainerResources = new Set(["cpu", "memory", "ephemeral-storage"]);
+const standardResources = new Set([
+  "cpu",
+  "memory",
+  "ephemeral-storage",
+  "requests.cpu",
+  "requests.memory",
+  "requests.ephemeral-storage",
+  "limits.cpu",
+  "limits.memory",
+  "limits.ephemeral-storage",
+  "pods",
+  "resourcequotas",
+  "services",
+  "replicationcontrollers",
+  "secrets",
+  "configmaps",
+  "persistentvolumeclaims",
+  "storage",
+  "requests.storage",
+  "services.nodeports",
+  "services.loadbalancers",
+]);
+const integerResources = new Set([
+  "pods",
+  "resourcequotas",
+  "services",
+  "replicationcontrollers",
+  "secrets",
+  "configmaps",
+  "persistentvolumeclaims",
+  "services.nodeports",
+  "services.loadbalancers",
+]);
+
+export const isHugePageResourceName = (name: string): boolean => name.startsWith(hugePagesPrefix);
+const isQuotaHugePageResourceName = (name: string): boolean =>
+  name.startsWith(hugePagesPrefix) || name.startsWith(requestsHugePagesPrefix);
+const isStandardResourceName = (name: string): boolean =>
+  standardResources.has(name) || isQuotaHugePageResourceName(name);
+const isStandardContainerResourceName = (name: string): boolean =>
+  standardContainerResources.has(name) || isHugePageResourceName(name);
+export const isNativeResource = (name: string): boolean =>
+  !name.includes("/") || name.includes(defaultNamespacePrefix);
+export const isOvercommitAllowed = (name: string): boolean =>
+  isNativeResource(name) && !isHugePageResourceName(name);
+
+export function isExtendedResourceName(name: string): boolean {
+  if (isNativeResource(name) || name.startsWith(requestsPrefix)) return false;
+  return isQualifiedName(`${requestsPrefix}${name}`).length === 0;
+}
+
+const isIntegerResourceName = (name: string): boolean =>
+  integerResources.has(name) || isExtendedResourceName(name);
+
+/** IsHugePageResourceValueDivisible. */
+function isHugePageResourceValueDivisible(name: string, quantity: Quantity): boolean {
+  let pageSize: Quantity;
+  try {
+    pageSize = Quantity.parse(name.slice(hugePagesPrefix.length));
+  } catch {
+    return false;
+  }
+  if (pageSize.sign() <= 0 || pageSize.milliValue() % 1000n !== 0n) return false;
+  return BigInt.asIntN(64, quantity.value()) % BigInt.asIntN(64, pageSize.value()) === 0n;
+}
+
+/**
+ * A quantity of the decoded pod. The decoder refused what does not parse; a value this copy
+ * still meets unparsed (a number, from JSON) parses as its text. SetDefaults_ResourceList
+ * rounds every quantity up to a milli.
+ */
+export function quantityOf(value: unknown): Quantity {
+  const text = typeof value === "number" ? String(value) : str(value);
+  return Quantity.parse(text).roundUp(-3);
+}
+
+/** validateResourceName. */
+function validateResourceName(name: string, path: string): ErrorList {
+  const errs = isQualifiedName(name).map((msg) => invalid(path, name, msg));
+  if (errs.length > 0) return errs;
+  if (!name.includes("/") && !isStandardResourceName(name))
+    return [invalid(path, name, "must be a standard resource type or fully qualified")];
+  return [];
+}
+
+/** validateContainerResourceName. */
+export function validateContainerResourceName(name: string, path: string): ErrorList {
+  const errs = validateResourceName(name, path);
+  if (!name.includes("/")) {
+    if (!isStandardContainerResourceName(name))
+      return [...errs, invalid(path, name, "must be a standard resource for containers")];
+  } else if (!isNativeResource(name) && !isExtendedResourceName(name))
+    return [...errs, invalid(path, name, "doesn't follow extended resource name standard")];
+  return errs;
+}
+
+/** The quantity as Go prints a resource.Quantity value: the struct before 1.34, JSON after. */
+function quantityValue(q: Quantity, ctx: ValidationContext): BadValue {
+  if (ctx.minor >= 34) return { go: JSON.stringify(q.toString()) };
+  return { go: q.goSyntax() ?? "resource.Quantity{<inf.Dec>}" };
+}
+
+/** ValidateResourceQuantityValue. */
+export function validateResourceQuantityValue(
+  name: string,
+  q: Quantity,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
+  const errs: ErrorList = [];
+  if (q.sign() < 0) errs.push(invalid(path, q.toString(), "must be greater than or equal to 0"));
+  if (isIntegerResourceName(name) && BigInt.asIntN(64, q.milliValue()) % 1000n !== 0n)
+    errs.push(invalid(path, quantityValue(q, ctx), "must be an integer"));
+  return errs;
+}
+
+function hugePageValueError(name: string, q: Quantity, ctx: ValidationContext): string | null {
+  if (!isHugePageResourceName(name)) return null;
+  if (!ctx.opts.AllowIndivisibleHugePagesValues && !isHugePageResourceValueDivisible(name, q))
+    return `${q.toString()} is not positive integer multiple of ${name}`;
+  return null;
+}
+
+export type ResourceNameFn = (name: string, path: string) => ErrorList;
+
+/** validateResourceRequirements. */
+export function validateResourceRequirements(
+  requirements: JsonObject,
+  resourceNameFn: ResourceNameFn,
+  podClaimNames: Set<string>,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
+  const errs: ErrorList = [];
+  const limPath = `${path}.limits`;
+  const reqPath = `${path}.requests`;
+  let limContainsCPUOrMemory = false;
+  let reqContainsCPUOrMemory = false;
+  let limContainsHugePages = false;
+  let reqContainsHugePages = false;
+  const limits = new Map(entries(requirements.limits).map(([k, v]) => [k, quantityOf(v)]));
+  for (const [name, q] of limits) {
+    const at = `${limPath}[${name}]`;
+    errs.push(...resourceNameFn(name, at));
+    errs.push(...validateResourceQuantityValue(name, q, at, ctx));
+    if (isHugePageResourceName(name)) {
+      limContainsHugePages = true;
+      const msg = hugePageValueError(name, q, ctx);
+      if (msg) errs.push(invalid(at, q.toString(), msg));
+    }
+    if (name === "cpu" || name === "memory") limContainsCPUOrMemory = true;
+  }
+  for (const [name, raw] of entries(requirements.requests)) {
+    const q = quantityOf(raw);
+    const at = `${reqPath}[${name}]`;
+    errs.push(...resourceNameFn(name, at));
+    errs.push(...validateResourceQuantityValue(name, q, at, ctx));
+    const limit = limits.get(name);
+    if (limit) {
+      if (q.cmp(limit) !== 0 && !isOvercommitAllowed(name))
+        errs.push(
+          invalid(reqPath, q.toString(), `must be equal to ${name} limit of ${limit.toString()}`),
+        );
+      else if (q.cmp(limit) > 0)
+        errs.push(
+          invalid(
+            reqPath,
+            q.toString(),
+            `must be less than or equal to ${name} limit of ${limit.toString()}`,
+          ),
+        );
+    } else if (!isOvercommitAllowed(name))
+      errs.push(required(limPath, "Limit must be set for non overcommitable resources"));
+    if (isHugePageResourceName(name)) {
+      reqContainsHugePages = true;
+      const msg = hugePageValueError(name, q, ctx);
+      if (msg) errs.push(invalid(at, q.toString(), msg));
+    }
+    if (name === "cpu" || name === "memory") reqContainsCPUOrMemory = true;
+  }
+  if (
+    !limContainsCPUOrMemory &&
+    !reqContainsCPUOrMemory &&
+    (reqContainsHugePages || limContainsHugePages)
+  )
+    errs.push(forbidden(path, "HugePages require cpu or memory"));
+  errs.push(...validateResourceClaimNames(requirements.claims, podClaimNames, `${path}.claims`));
+  return errs;
+}
+
+/** validateResourceClaimNames. */
+function validateResourceClaimNames(
+  claims: unknown,
+  podClaimNames: Set<string>,
+  path: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  const names = new Set<string>();
+  objects(claims).forEach((claim, i) => {
+    const at = `${path}[${i}]`;
+    const name = str(claim.name);
+    if (name === "") {
+      errs.push(required(at));
+      return;
+    }
+    const request = str(claim.request);
+    if (names.has(name)) errs.push(duplicate(at, name));
+    else {
+      let key = name;
+      if (request !== "") {
+        errs.push(...isDNS1123Label(request).map((msg) => invalid(`${at}.request`, request, msg)));
+        key += `/${request}`;
+      }
+      if (names.has(key)) errs.push(duplicate(at, key));
+      else if (request === "")
+        for (const existing of names) {
+          const slash = existing.indexOf("/");
+          if (slash >= 0 && existing.slice(0, slash) === name) errs.push(duplicate(at, name));
+        }
+      names.add(key);
+    }
+    if (!podClaimNames.has(name)) {
+      const detail =
+        podClaimNames.size === 0
+          ? "must be one of the names in pod.spec.resourceClaims which is empty"
+          : `must be one of the names in pod.spec.resourceClaims: ${[...podClaimNames].sort().join(", ")}`;
+      errs.push(notFound(at, name, detail));
+    }
+  });
+  return errs;
+}
+
+/** validateContainerResourceRequirements (ValidateContainerResourceRequirements). */
+export function validateContainerResourceRequirements(
+  requirements: JsonObject,
+  podClaimNames: Set<string>,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
+  return validateResourceRequirements(
+    requirements,
+    validateContainerResourceName,
+    podClaimNames,
+    path,
+    ctx,
+  );
+}
+
+/** validateOverhead: the overhead as a requirement's limits. */
+export function validateOverhead(overhead: unknown, path: string, ctx: ValidationContext) {
+  return validateContainerResourceRequirements({ limits: overhead }, new Set(), path, ctx);
+}

@@ -1,0 +1,580 @@
+// Where and how a pod runs: affinity, tolerations, topology spread, DNS config, host
+// aliases, readiness and scheduling gates, image pull secrets, os (validation.go).
+import { isIPv6 } from "node:net";
+import type { JsonObject } from "../json_object.js";
+import {
+  duplicate,
+  type ErrorList,
+  forbidden,
+  goStrings,
+  invalid,
+  isDNS1123Subdomain,
+  isDNS1123SubdomainWithUnderscore,
+  isValidLabelValue,
+  notSupported,
+  required,
+} from "./field.js";
+import { entries, isSet, num, objects, ptr, str, strings } from "./validation_json.js";
+import {
+  nameIsDNSLabel,
+  validateDNS1123Subdomain,
+  validateLabelName,
+  validateLabelSelector,
+  validateQualifiedName,
+} from "./validation_names.js";
+import type { ValidationContext } from "./validation_options.js";
+import { visitContainers } from "./validation_security.js";
+
+/** netutils.ParseIPSloppy accepts it: IPv4 with leading zeros allowed, or IPv6. */
+export function isSloppyIP(value: string): boolean {
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(value);
+  if (v4) return v4.slice(1).every((part) => Number(part) <= 255);
+  if (!value.includes(":")) return false;
+  // An embedded IPv4 tail may have leading zeros too.
+  const tail = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(value);
+  if (tail) {
+    const parts = tail.slice(2).map(Number);
+    if (parts.some((p) => p > 255)) return false;
+    return isIPv6(`${tail[1]}${parts.join(".")}`);
+  }
+  return isIPv6(value);
+}
+
+const ipError = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+
+/** validateImagePullSecrets: only `name` may be set. */
+export function validateImagePullSecrets(secrets: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  objects(secrets).forEach((s, i) => {
+    if (Object.entries(s).some(([k, v]) => k !== "name" && v !== undefined && v !== null))
+      errs.push(
+        invalid(
+          `${path}[${i}]`,
+          { go: `core.LocalObjectReference{Name:${JSON.stringify(str(s.name))}}` },
+          "only name may be set",
+        ),
+      );
+  });
+  return errs;
+}
+
+function validateNodeSelectorRequirement(
+  rq: JsonObject,
+  allowInvalidLabelValue: boolean,
+  path: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  const operator = str(rq.operator);
+  const values = strings(rq.values);
+  switch (operator) {
+    case "In":
+    case "NotIn":
+      if (values.length === 0)
+        errs.push(
+          required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"),
+        );
+      break;
+    case "Exists":
+    case "DoesNotExist":
+      if (values.length > 0)
+        errs.push(
+          forbidden(
+            `${path}.values`,
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+          ),
+        );
+      break;
+    case "Gt":
+    case "Lt":
+      if (values.length !== 1)
+        errs.push(
+          required(
+            `${path}.values`,
+            "must be specified single value when `operator` is 'Lt' or 'Gt'",
+          ),
+        );
+      break;
+    default:
+      errs.push(invalid(`${path}.operator`, operator, "not a valid selector operator"));
+  }
+  errs.push(...validateLabelName(str(rq.key), `${path}.key`));
+  if (!allowInvalidLabelValue)
+    values.forEach((value, i) => {
+      for (const msg of isValidLabelValue(value))
+        errs.push(invalid(`${path}.values[${i}]`, value, msg));
+    });
+  return errs;
+}
+
+function validateNodeFieldSelectorRequirement(req: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const operator = str(req.operator);
+  const values = strings(req.values);
+  if (operator === "In" || operator === "NotIn") {
+    if (values.length !== 1)
+      errs.push(
+        required(
+          `${path}.values`,
+          "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+        ),
+      );
+  } else errs.push(invalid(`${path}.operator`, operator, "not a valid selector operator"));
+  const key = str(req.key);
+  if (key !== "metadata.name")
+    errs.push(invalid(`${path}.key`, key, "not a valid field selector key"));
+  else
+    values.forEach((v, i) => {
+      for (const msg of isDNS1123Subdomain(v)) errs.push(invalid(`${path}.values[${i}]`, v, msg));
+    });
+  return errs;
+}
+
+function validateNodeSelectorTerm(
+  term: JsonObject,
+  allowInvalid: boolean,
+  path: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  objects(term.matchExpressions).forEach((req, j) => {
+    errs.push(
+      ...validateNodeSelectorRequirement(req, allowInvalid, `${path}.matchExpressions[${j}]`),
+    );
+  });
+  objects(term.matchFields).forEach((req, j) => {
+    errs.push(...validateNodeFieldSelectorRequirement(req, `${path}.matchFields[${j}]`));
+  });
+  return errs;
+}
+
+function validateNodeAffinity(na: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const requiredSelector = ptr(na.requiredDuringSchedulingIgnoredDuringExecution);
+  if (requiredSelector) {
+    const termPath = `${path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
+    const terms = objects(requiredSelector.nodeSelectorTerms);
+    if (terms.length === 0)
+      errs.push(required(termPath, "must have at least one node selector term"));
+    else
+      for (const [i, t] of terms.entries())
+        errs.push(...validateNodeSelectorTerm(t, true, `${termPath}[${i}]`));
+  }
+  const preferred = objects(na.preferredDuringSchedulingIgnoredDuringExecution);
+  preferred.forEach((term, i) => {
+    const at = `${path}.preferredDuringSchedulingIgnoredDuringExecution[${i}]`;
+    const weight = num(term.weight);
+    if (weight <= 0 || weight > 100)
+      errs.push(invalid(`${at}.weight`, weight, "must be in the range 1-100"));
+    errs.push(...validateNodeSelectorTerm(ptr(term.preference) ?? {}, true, `${at}.preference`));
+  });
+  return errs;
+}
+
+function validateLabelKeys(path: string, keys: string[], selector: JsonObject | null): ErrorList {
+  if (keys.length === 0) return [];
+  if (!selector) return [forbidden(path, "must not be specified when labelSelector is not set")];
+  const errs: ErrorList = [];
+  for (const [i, key] of keys.entries()) errs.push(...validateLabelName(key, `${path}[${i}]`));
+  return errs;
+}
+
+function validateMatchLabelKeysAndMismatchLabelKeys(
+  path: string,
+  matchLabelKeys: string[],
+  mismatchLabelKeys: string[],
+  selector: JsonObject | null,
+): ErrorList {
+  const errs = validateLabelKeys(`${path}.matchLabelKeys`, matchLabelKeys, selector);
+  errs.push(...validateLabelKeys(`${path}.mismatchLabelKeys`, mismatchLabelKeys, selector));
+  if (selector) {
+    const indexOf = new Map<string, number>();
+    for (const [i, key] of matchLabelKeys.entries()) indexOf.set(key, i);
+    const selectorKeys = new Set(entries(selector.matchLabels).map(([k]) => k));
+    for (const expr of objects(selector.matchExpressions)) {
+      const key = str(expr.key);
+      const i = indexOf.get(key);
+      if (i !== undefined && selectorKeys.has(key))
+        errs.push(invalid(`${path}[${i}]`, key, "exists in both matchLabelKeys and labelSelector"));
+      selectorKeys.add(key);
+    }
+  }
+  const mismatch = new Set(mismatchLabelKeys);
+  matchLabelKeys.forEach((k, i) => {
+    if (mismatch.has(k))
+      errs.push(
+        invalid(
+          `${path}.matchLabelKeys[${i}]`,
+          k,
+          "exists in both matchLabelKeys and mismatchLabelKeys",
+        ),
+      );
+  });
+  return errs;
+}
+
+function validatePodAffinityTerm(term: JsonObject, allowInvalid: boolean, path: string): ErrorList {
+  const opts = { AllowInvalidLabelValueInSelector: allowInvalid };
+  const errs = validateLabelSelector(term.labelSelector, opts, `${path}.labelSelector`);
+  errs.push(...validateLabelSelector(term.namespaceSelector, opts, `${path}.namespaceSelector`));
+  for (const name of strings(term.namespaces))
+    for (const msg of nameIsDNSLabel(name, false))
+      errs.push(invalid(`${path}.namespace`, name, msg));
+  errs.push(
+    ...validateMatchLabelKeysAndMismatchLabelKeys(
+      path,
+      strings(term.matchLabelKeys),
+      strings(term.mismatchLabelKeys),
+      ptr(term.labelSelector),
+    ),
+  );
+  const topologyKey = str(term.topologyKey);
+  if (topologyKey.length === 0) errs.push(required(`${path}.topologyKey`, "can not be empty"));
+  errs.push(...validateLabelName(topologyKey, `${path}.topologyKey`));
+  return errs;
+}
+
+function validatePodAffinityLike(
+  affinity: JsonObject,
+  allowInvalid: boolean,
+  path: string,
+): ErrorList {
+  const errs: ErrorList = [];
+  const requiredTerms = affinity.requiredDuringSchedulingIgnoredDuringExecution;
+  if (isSet(requiredTerms))
+    for (const [i, t] of objects(requiredTerms).entries())
+      errs.push(
+        ...validatePodAffinityTerm(
+          t,
+          allowInvalid,
+          `${path}.requiredDuringSchedulingIgnoredDuringExecution[${i}]`,
+        ),
+      );
+  const preferred = affinity.preferredDuringSchedulingIgnoredDuringExecution;
+  if (isSet(preferred))
+    objects(preferred).forEach((w, j) => {
+      const at = `${path}.preferredDuringSchedulingIgnoredDuringExecution[${j}]`;
+      const weight = num(w.weight);
+      if (weight <= 0 || weight > 100)
+        errs.push(invalid(`${at}.weight`, weight, "must be in the range 1-100"));
+      errs.push(
+        ...validatePodAffinityTerm(
+          ptr(w.podAffinityTerm) ?? {},
+          allowInvalid,
+          `${at}.podAffinityTerm`,
+        ),
+      );
+    });
+  return errs;
+}
+
+/** validateAffinity. */
+export function validateAffinity(
+  affinity: unknown,
+  ctx: ValidationContext,
+  path: string,
+): ErrorList {
+  const a = ptr(affinity);
+  if (!a) return [];
+  const errs: ErrorList = [];
+  const allowInvalid = ctx.opts.AllowInvalidLabelValueInSelector;
+  const node = ptr(a.nodeAffinity);
+  if (node) errs.push(...validateNodeAffinity(node, `${path}.nodeAffinity`));
+  const pod = ptr(a.podAffinity);
+  if (pod) errs.push(...validatePodAffinityLike(pod, allowInvalid, `${path}.podAffinity`));
+  const anti = ptr(a.podAntiAffinity);
+  if (anti) errs.push(...validatePodAffinityLike(anti, allowInvalid, `${path}.podAntiAffinity`));
+  return errs;
+}
+
+const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/** ValidateTolerations. */
+export function validateTolerations(tolerations: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  objects(tolerations).forEach((t, i) => {
+    const at = `${path}[${i}]`;
+    const key = str(t.key);
+    const operator = str(t.operator);
+    const value = str(t.value);
+    const effect = str(t.effect);
+    if (key.length > 0) errs.push(...validateLabelName(key, `${at}.key`));
+    if (key.length === 0 && operator !== "Exists")
+      errs.push(
+        invalid(
+          `${at}.operator`,
+          operator,
+          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        ),
+      );
+    if (isSet(t.tolerationSeconds) && effect !== "NoExecute")
+      errs.push(
+        invalid(
+          `${at}.effect`,
+          effect,
+          "effect must be 'NoExecute' when `tolerationSeconds` is set",
+        ),
+      );
+    if (operator === "Equal" || operator === "") {
+      const msgs = isValidLabelValue(value);
+      if (msgs.length !== 0) errs.push(invalid(`${at}.operator`, value, msgs.join(";")));
+    } else if (operator === "Exists") {
+      if (value.length > 0)
+        errs.push(
+          invalid(`${at}.operator`, value, "value must be empty when `operator` is 'Exists'"),
+        );
+    } else errs.push(notSupported(`${at}.operator`, operator, ["Equal", "Exists"]));
+    if (effect.length > 0 && !taintEffects.includes(effect))
+      errs.push(notSupported(`${at}.effect`, effect, taintEffects));
+  });
+  return errs;
+}
+
+const supportedScheduleActions = ["DoNotSchedule", "ScheduleAnyway"];
+const nodeInclusionPolicies = ["Honor", "Ignore"];
+
+/** validateTopologySpreadConstraints. */
+export function validateTopologySpreadConstraints(
+  constraints: unknown,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
+  const errs: ErrorList = [];
+  const items = objects(constraints);
+  items.forEach((c, i) => {
+    const at = `${path}[${i}]`;
+    const maxSkew = num(c.maxSkew);
+    if (maxSkew <= 0) errs.push(invalid(`${at}.maxSkew`, maxSkew, "must be greater than zero"));
+    const topologyKey = str(c.topologyKey);
+    if (topologyKey.length === 0) errs.push(required(`${at}.topologyKey`, "can not be empty"));
+    const action = str(c.whenUnsatisfiable);
+    if (!supportedScheduleActions.includes(action))
+      errs.push(notSupported(`${at}.whenUnsatisfiable`, action, supportedScheduleActions));
+    for (const rest of items.slice(i + 1))
+      if (str(rest.topologyKey) === topologyKey && str(rest.whenUnsatisfiable) === action) {
+        errs.push(
+          duplicate(`${at}.{topologyKey, whenUnsatisfiable}`, `{${topologyKey}, ${action}}`),
+        );
+        break;
+      }
+    if (isSet(c.minDomains)) {
+      const minDomains = num(c.minDomains);
+      if (minDomains <= 0)
+        errs.push(invalid(`${at}.minDomains`, minDomains, "must be greater than zero"));
+      if (action !== "DoNotSchedule")
+        errs.push(
+          invalid(
+            `${at}.minDomains`,
+            minDomains,
+            `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${action}`,
+          ),
+        );
+    }
+    for (const field of ["nodeAffinityPolicy", "nodeTaintsPolicy"])
+      if (isSet(c[field]) && !nodeInclusionPolicies.includes(str(c[field])))
+        errs.push(notSupported(`${at}.${field}`, str(c[field]), nodeInclusionPolicies));
+    const matchLabelKeys = strings(c.matchLabelKeys);
+    const selector = ptr(c.labelSelector);
+    if (matchLabelKeys.length > 0) {
+      const selectorKeys = new Set<string>();
+      if (selector) {
+        for (const [k] of entries(selector.matchLabels)) selectorKeys.add(k);
+        for (const e of objects(selector.matchExpressions)) selectorKeys.add(str(e.key));
+      } else
+        errs.push(
+          forbidden(`${at}.matchLabelKeys`, "must not be specified when labelSelector is not set"),
+        );
+      matchLabelKeys.forEach((key, j) => {
+        errs.push(...validateLabelName(key, `${at}.matchLabelKeys[${j}]`));
+        if (selectorKeys.has(key))
+          errs.push(
+            invalid(
+              `${at}.matchLabelKeys[${j}]`,
+              key,
+              "exists in both matchLabelKeys and labelSelector",
+            ),
+          );
+      });
+    }
+    if (!ctx.opts.AllowInvalidTopologySpreadConstraintLabelSelector)
+      errs.push(
+        ...validateLabelSelector(
+          c.labelSelector,
+          { AllowInvalidLabelValueInSelector: false },
+          `${at}.labelSelector`,
+        ),
+      );
+  });
+  return errs;
+}
+
+/** validatePodDNSConfig. */
+export function validatePodDNSConfig(
+  dnsConfig: unknown,
+  dnsPolicy: string,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
+  const config = ptr(dnsConfig);
+  const errs: ErrorList = [];
+  if (dnsPolicy === "None") {
+    if (!config) return [required(path, "must provide `dnsConfig` when `dnsPolicy` is None")];
+    if (strings(config.nameservers).length === 0)
+      return [
+        required(
+          `${path}.nameservers`,
+          "must provide at least one DNS nameserver when `dnsPolicy` is None",
+        ),
+      ];
+  }
+  if (!config) return errs;
+  const nameservers = strings(config.nameservers);
+  if (nameservers.length > 3)
+    errs.push(
+      invalid(
+        `${path}.nameservers`,
+        goStrings(nameservers, ctx.minor),
+        "must not have more than 3 nameservers",
+      ),
+    );
+  nameservers.forEach((ns, i) => {
+    if (!isSloppyIP(ns)) errs.push(invalid(`${path}.nameservers[${i}]`, ns, ipError));
+  });
+  const searches = strings(config.searches);
+  if (searches.length > 32)
+    errs.push(
+      invalid(
+        `${path}.searches`,
+        goStrings(searches, ctx.minor),
+        "must not have more than 32 search paths",
+      ),
+    );
+  if (Buffer.byteLength(searches.join(" ")) > 2048)
+    errs.push(
+      invalid(
+        `${path}.searches`,
+        goStrings(searches, ctx.minor),
+        "must not have more than 2048 characters (including spaces) in the search list",
+      ),
+    );
+  searches.forEach((search, i) => {
+    const at = `${path}.searches[${i}]`;
+    if (ctx.opts.AllowRelaxedDNSSearchValidation) {
+      if (search !== ".") {
+        const trimmed = search.endsWith(".") ? search.slice(0, -1) : search;
+        for (const msg of isDNS1123SubdomainWithUnderscore(trimmed))
+          errs.push(invalid(at, trimmed, msg));
+      }
+    } else {
+      const trimmed = search.endsWith(".") ? search.slice(0, -1) : search;
+      errs.push(...validateDNS1123Subdomain(trimmed, at));
+    }
+  });
+  objects(config.options).forEach((option, i) => {
+    if (str(option.name).length === 0)
+      errs.push(required(`${path}.options[${i}]`, "must not be empty"));
+  });
+  return errs;
+}
+
+/** ValidateHostAliases. */
+export function validateHostAliases(aliases: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  objects(aliases).forEach((alias, i) => {
+    const ip = str(alias.ip);
+    if (!isSloppyIP(ip)) errs.push(invalid(`${path}[${i}].ip`, ip, ipError));
+    strings(alias.hostnames).forEach((hostname, j) => {
+      errs.push(...validateDNS1123Subdomain(hostname, `${path}[${i}].hostnames[${j}]`));
+    });
+  });
+  return errs;
+}
+
+export function validateReadinessGates(gates: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  objects(gates).forEach((g, i) => {
+    errs.push(...validateQualifiedName(str(g.conditionType), `${path}[${i}].conditionType`));
+  });
+  return errs;
+}
+
+export function validateSchedulingGates(gates: unknown, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const seen = new Set<string>();
+  objects(gates).forEach((g, i) => {
+    const name = str(g.name);
+    errs.push(...validateQualifiedName(name, `${path}[${i}]`));
+    if (seen.has(name)) errs.push(duplicate(`${path}[${i}]`, name));
+    seen.add(name);
+  });
+  return errs;
+}
+
+/** validateOS, then validateLinux / validateWindows. */
+export function validateOS(spec: JsonObject, path: string): ErrorList {
+  const os = ptr(spec.os);
+  if (!os) return [];
+  const name = str(os.name);
+  if (name.length === 0) return [required(`${path}.os.name`, "cannot be empty")];
+  if (name !== "linux" && name !== "windows")
+    return [notSupported(`${path}.os`, name, ["linux", "windows"])];
+  return name === "linux" ? validateLinux(spec, path) : validateWindows(spec, path);
+}
+
+function validateLinux(spec: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const detail = "windows options cannot be set for a linux pod";
+  if (ptr(ptr(spec.securityContext)?.windowsOptions))
+    errs.push(forbidden(`${path}.securityContext.windowsOptions`, detail));
+  for (const [c, at] of visitContainers(spec, path))
+    if (ptr(ptr(c.securityContext)?.windowsOptions))
+      errs.push(forbidden(`${at}.securityContext.windowsOptions`, detail));
+  return errs;
+}
+
+function validateWindows(spec: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const detail = "cannot be set for a windows pod";
+  const sc = ptr(spec.securityContext);
+  if (sc) {
+    const podFields: [string, string][] = [
+      ["appArmorProfile", "securityContext.appArmorProfile"],
+      ["seLinuxOptions", "securityContext.seLinuxOptions"],
+    ];
+    for (const [field, at] of podFields)
+      if (isSet(sc[field])) errs.push(forbidden(`${path}.${at}`, detail));
+    if (isSet(sc.hostUsers)) errs.push(forbidden(`${path}.hostUsers`, detail));
+    if (spec.hostPID === true) errs.push(forbidden(`${path}.hostPID`, detail));
+    if (spec.hostIPC === true) errs.push(forbidden(`${path}.hostIPC`, detail));
+    for (const field of ["seccompProfile", "fsGroup", "fsGroupChangePolicy"])
+      if (isSet(sc[field])) errs.push(forbidden(`${path}.securityContext.${field}`, detail));
+    if (objects(sc.sysctls).length > 0)
+      errs.push(forbidden(`${path}.securityContext.sysctls`, detail));
+    if (isSet(spec.shareProcessNamespace))
+      errs.push(forbidden(`${path}.shareProcessNamespace`, detail));
+    for (const field of [
+      "runAsUser",
+      "runAsGroup",
+      "supplementalGroups",
+      "supplementalGroupsPolicy",
+      "seLinuxChangePolicy",
+    ])
+      if (isSet(sc[field])) errs.push(forbidden(`${path}.securityContext.${field}`, detail));
+  }
+  for (const [c, at] of visitContainers(spec, path)) {
+    const csc = ptr(c.securityContext);
+    if (!csc) continue;
+    for (const field of [
+      "appArmorProfile",
+      "seLinuxOptions",
+      "seccompProfile",
+      "capabilities",
+      "readOnlyRootFilesystem",
+      "privileged",
+      "allowPrivilegeEscalation",
+      "procMount",
+      "runAsUser",
+      "runAsGroup",
+    ])
+      if (isSet(csc[field])) errs.push(forbidden(`${at}.securityContext.${field}`, detail));
+  }
+  return errs;
+}

@@ -1,0 +1,148 @@
+// The four bodies of issue 16 that the kubelet refuses (a quantity that does not parse, cpu
+// requests above the limit, a hostPath with "..", an image with a leading space), for every
+// claimed minor: refused with the kubelet's text, the http source never stored (never ready),
+// each file in a directory skipped and counted while the good one stays.
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { systemClock } from "../../src/core/deps.js";
+import { FileSource } from "../../src/sources/file/file.js";
+import { HTTPSource } from "../../src/sources/http/http.js";
+import { tryDecodePodList, tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
+import type { StaticPodOrigin } from "../../src/sources/manifest/defaults.js";
+import { ManifestError } from "../../src/sources/manifest/error.js";
+import { KubeletMinors } from "../../src/sources/manifest/version.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
+
+const pod = (container: string, spec = "") => `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: kube-system}
+spec:
+  containers:
+  - name: app
+${container}${spec}`;
+
+/** The four bodies, and what kubelet 1.32 to 1.37 say of each (where validation says it). */
+const refused: { name: string; body: string; detail: RegExp }[] = [
+  {
+    name: "a memory limit of 512MB",
+    body: pod("    image: nginx:1.27\n    resources: {limits: {memory: 512MB}}\n"),
+    detail: /quantities must match the regular expression/,
+  },
+  {
+    name: "cpu requests above the cpu limit",
+    body: pod(
+      "    image: nginx:1.27\n    resources: {requests: {cpu: 200m}, limits: {cpu: 100m}}\n",
+    ),
+    detail:
+      /^invalid pod: \[spec\.containers\[0\]\.resources\.requests: Invalid value: "200m": must be less than or equal to cpu limit of 100m\]$/,
+  },
+  {
+    name: "a hostPath /var/../etc",
+    body: pod(
+      "    image: nginx:1.27\n",
+      "  volumes: [{name: etc, hostPath: {path: /var/../etc}}]\n",
+    ),
+    detail:
+      /^invalid pod: \[spec\.volumes\[0\]\.hostPath\.path: Invalid value: "\/var\/\.\.\/etc": must not contain '\.\.'\]$/,
+  },
+  {
+    name: "an image with a leading space",
+    body: pod("    image: ' nginx:1.27'\n"),
+    detail:
+      /^invalid pod: \[spec\.containers\[0\]\.image: Invalid value: " nginx:1\.27": must not have leading or trailing whitespace\]$/,
+  },
+];
+
+const good = pod(
+  "    image: nginx:1.27\n    resources: {requests: {cpu: 100m}, limits: {cpu: 200m}}\n",
+);
+
+function origin(minor: (typeof KubeletMinors)[number]): StaticPodOrigin {
+  return { source: "file", location: "/m/web.yaml", nodeName: "node-a", kubeletMinor: minor };
+}
+
+describe("the four bodies of issue 16", () => {
+  for (const minor of KubeletMinors)
+    test(`kubelet ${minor} refuses each with its text, and keeps the good pod`, () => {
+      for (const { name, body, detail } of refused) {
+        assert.throws(
+          () => tryDecodeSinglePod(Buffer.from(body), origin(minor)),
+          (err) =>
+            err instanceof ManifestError && err.reason === "decode" && detail.test(err.detail),
+          `${name} (${minor})`,
+        );
+        assert.throws(
+          () => tryDecodePodList(Buffer.from(body), { ...origin(minor), source: "http" }),
+          (err) => err instanceof ManifestError && detail.test(err.detail),
+          `${name} as a URL body (${minor})`,
+        );
+      }
+      assert.equal(
+        tryDecodeSinglePod(Buffer.from(good), origin(minor)).metadata.name,
+        "web-node-a",
+      );
+    });
+
+  describe("the manifest URL", () => {
+    let server: Server;
+    let body = "";
+    let url = "";
+    before(async () => {
+      server = createServer((_req, res) => res.end(body));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pods`;
+    });
+    after(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    for (const { name, body: refusedBody } of refused)
+      test(`serving ${name}: nothing is sent, the source is never stored, so never ready`, async () => {
+        body = refusedBody;
+        const recorder = new UpdateRecorder();
+        const source = new HTTPSource({
+          channel: recorder,
+          nodeName: "node-a",
+          logger: new RecordingLogger(),
+          clock: systemClock,
+          url,
+          httpCheckFrequencyMs: 3_600_000,
+        });
+        try {
+          await source.syncOnce();
+          await source.syncOnce();
+          assert.deepEqual(recorder.updates, []);
+          assert.equal(source.health.errors.get("decode"), 1);
+        } finally {
+          await source.stop();
+        }
+      });
+  });
+
+  test("in a directory each is skipped and counted; the good pod is listed", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "issue16-"));
+    try {
+      await writeFile(join(dir, "good.yaml"), good.replace("name: web", "name: good"));
+      for (const [i, { body }] of refused.entries())
+        await writeFile(join(dir, `bad${i}.yaml`), body.replace("name: web", `name: bad${i}`));
+      const recorder = new UpdateRecorder();
+      const source = new FileSource({
+        channel: recorder,
+        nodeName: "node-a",
+        path: dir,
+        fileCheckFrequencyMs: 3_600_000,
+      });
+      await source.syncOnce();
+      assert.deepEqual(recorder.lastNames(), ["good-node-a"]);
+      assert.equal(source.health.errors.get("decode"), refused.length);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
