@@ -44,7 +44,7 @@ export const validContainerResourceFieldPathExpressions = [
 ];
 const hugepagesRequestsPrefixDownwardAPI = "requests.hugepages-";
 const hugepagesLimitsPrefixDownwardAPI = "limits.hugepages-";
-const downwardAPIHugePagesPrefixes = [
+export const downwardAPIHugePagesPrefixes = [
   hugepagesLimitsPrefixDownwardAPI,
   hugepagesRequestsPrefixDownwardAPI,
 ];

@@ -15,6 +15,7 @@ import {
   tooLong,
 } from "./field.js";
 import {
+  downwardAPIHugePagesPrefixes,
   validateContainerResourceFieldSelector,
   validateObjectFieldSelector,
   validContainerResourceFieldPathExpressions,
@@ -94,7 +95,7 @@ const sources: [string, string | null, SourceValidator][] = [
   ["gitRepo", null, (s, p) => validateGitRepoVolumeSource(s, `${p}.gitRepo`)],
   ["gcePersistentDisk", null, (s, p) => validatePD(s, `${p}.persistentDisk`, "pdName")],
   ["awsElasticBlockStore", null, (s, p) => validatePD(s, `${p}.awsElasticBlockStore`, "volumeID")],
-  ["secret", null, (s, p) => validateSecretVolumeSource(s, `${p}.secret`)],
+  ["secret", null, (s, p) => validateKeyedVolumeSource(s, `${p}.secret`, "secretName")],
   ["nfs", null, (s, p) => validateNFSVolumeSource(s, `${p}.nfs`)],
   ["iscsi", null, (s, p, v) => validateISCSIVolumeSource(s, p, v)],
   ["glusterfs", null, (s, p) => requiredFields(s, `${p}.glusterfs`, ["endpoints", "path"])],
@@ -111,7 +112,7 @@ const sources: [string, string | null, SourceValidator][] = [
   ["downwardAPI", "downwarAPI", (s, p) => validateDownwardAPIVolumeSource(s, `${p}.downwardAPI`)],
   ["fc", null, (s, p) => validateFCVolumeSource(s, `${p}.fc`)],
   ["flexVolume", null, (s, p) => validateFlexVolumeSource(s, `${p}.flexVolume`)],
-  ["configMap", null, (s, p) => validateConfigMapVolumeSource(s, `${p}.configMap`)],
+  ["configMap", null, (s, p) => validateKeyedVolumeSource(s, `${p}.configMap`, "name")],
   ["azureFile", null, (s, p) => requiredFields(s, `${p}.azureFile`, ["secretName", "shareName"])],
   ["vsphereVolume", null, (s, p) => requiredFields(s, `${p}.vsphereVolume`, ["volumePath"])],
   [
@@ -294,21 +295,15 @@ function validateMode(mode: unknown, path: string): ErrorList {
   return m > 0o777 || m < 0 ? [invalid(path, m, fileModeErrorMsg)] : [];
 }
 
-function validateSecretVolumeSource(secret: JsonObject, path: string): ErrorList {
+/**
+ * validateSecretVolumeSource and validateConfigMapVolumeSource: the same rules, the name in
+ * `secretName` or `name`.
+ */
+function validateKeyedVolumeSource(source: JsonObject, path: string, nameField: string) {
   const errs: ErrorList = [];
-  if (str(secret.secretName).length === 0) errs.push(required(`${path}.secretName`));
-  errs.push(...validateMode(secret.defaultMode, `${path}.defaultMode`));
-  objects(secret.items).forEach((kp, i) => {
-    errs.push(...validateKeyToPath(kp, `${path}.items[${i}]`));
-  });
-  return errs;
-}
-
-function validateConfigMapVolumeSource(configMap: JsonObject, path: string): ErrorList {
-  const errs: ErrorList = [];
-  if (str(configMap.name).length === 0) errs.push(required(`${path}.name`));
-  errs.push(...validateMode(configMap.defaultMode, `${path}.defaultMode`));
-  objects(configMap.items).forEach((kp, i) => {
+  if (str(source[nameField]).length === 0) errs.push(required(`${path}.${nameField}`));
+  errs.push(...validateMode(source.defaultMode, `${path}.defaultMode`));
+  objects(source.items).forEach((kp, i) => {
     errs.push(...validateKeyToPath(kp, `${path}.items[${i}]`));
   });
   return errs;
@@ -513,8 +508,6 @@ export function validatePullPolicy(policy: unknown, path: string): ErrorList {
   if (p === "") return [required(path)];
   return [notSupported(path, p, ["Always", "IfNotPresent", "Never"])];
 }
-
-const downwardAPIHugePagesPrefixes = ["limits.hugepages-", "requests.hugepages-"];
 
 function validateDownwardAPIVolumeFile(file: JsonObject, path: string): ErrorList {
   const errs: ErrorList = [];
