@@ -94,7 +94,10 @@ describe("manifest decoding keeps the event loop free", () => {
     const decoding = decodeStaticPod(data, origin);
     assert.ok((await servedWhile(decoding)) > 0, "no request was served while decoding");
     const err = await decodeFailure(decoding);
-    assert.match(err.message, /metadata\.annotations: Too long: may not be more than 262144 bytes\]$/);
+    assert.match(
+      err.message,
+      /metadata\.annotations: Too long: may not be more than 262144 bytes\]$/,
+    );
   });
 
   test("40,000 labels: decoded, with HTTP requests served meanwhile", async () => {
