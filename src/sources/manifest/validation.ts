@@ -6,8 +6,8 @@ import type { Pod } from "../../core/types.js";
 import type { JsonObject } from "../json_object.js";
 import { type ErrorList, forbidden, formatErrorList, invalid } from "./field.js";
 import { validateContainerOnlyForPod } from "./validation_containers.js";
-import { entries, objects, ptr, str, struct } from "./validation_json.js";
-import { validatePodObjectMeta } from "./validation_names.js";
+import { objects, ptr, str, struct } from "./validation_json.js";
+import { type Annotations, annotationsOf, validatePodObjectMeta } from "./validation_names.js";
 import { type ValidationContext, validationContext } from "./validation_options.js";
 import { validateTolerations } from "./validation_scheduling.js";
 import {
@@ -48,13 +48,12 @@ function validateTolerationsInPodAnnotations(value: string, path: string): Error
 
 /** ValidatePodSpecificAnnotations. */
 function validatePodSpecificAnnotations(
-  annotations: unknown,
+  all: Annotations,
   spec: JsonObject,
   path: string,
   ctx: ValidationContext,
 ): ErrorList {
   const errs: ErrorList = [];
-  const all = new Map(entries(annotations).map(([k, v]) => [k, str(v)]));
   const mirror = all.get(mirrorPodAnnotationKey);
   if (mirror !== undefined && str(spec.nodeName).length === 0)
     errs.push(
@@ -71,8 +70,8 @@ function validatePodSpecificAnnotations(
     if (cost !== undefined && !isValidDeletionCost(cost))
       errs.push(invalid(`${path}[${podDeletionCostKey}]`, cost, "must be a 32bit integer"));
   }
-  errs.push(...validateSeccompPodAnnotations(annotations, path));
-  errs.push(...validateAppArmorPodAnnotations(annotations, spec, path));
+  errs.push(...validateSeccompPodAnnotations(all, path));
+  errs.push(...validateAppArmorPodAnnotations(all, spec, path));
   return errs;
 }
 
@@ -80,8 +79,9 @@ function validatePodSpecificAnnotations(
 export function validatePodCreate(pod: Pod, ctx: ValidationContext): ErrorList {
   const meta = struct(pod.metadata);
   const spec = struct(pod.spec);
-  const errs = validatePodObjectMeta(meta);
-  errs.push(...validatePodSpecificAnnotations(meta.annotations, spec, "metadata.annotations", ctx));
+  const annotations = annotationsOf(meta);
+  const errs = validatePodObjectMeta(meta, annotations);
+  errs.push(...validatePodSpecificAnnotations(annotations, spec, "metadata.annotations", ctx));
   errs.push(...validatePodSpec(spec, str(meta.name), "spec", ctx));
   if (str(spec.serviceAccountName) === "")
     objects(spec.volumes).forEach((volume, vi) => {
@@ -109,8 +109,8 @@ export function validatePodCreate(pod: Pod, ctx: ValidationContext): ErrorList {
     errs.push(
       forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"),
     );
-  errs.push(...validateSeccompAnnotationsAndFields(meta.annotations, spec, "spec"));
-  errs.push(...validateAppArmorAnnotationsAndFieldsMatchOnCreate(meta.annotations, spec, "spec"));
+  errs.push(...validateSeccompAnnotationsAndFields(annotations, spec, "spec"));
+  errs.push(...validateAppArmorAnnotationsAndFieldsMatchOnCreate(annotations, spec, "spec"));
   return errs;
 }
 

@@ -54,20 +54,30 @@ export function validateLabels(labels: unknown, path: string): ErrorList {
 /** apimachinery's TotalAnnotationSizeLimitB. */
 const totalAnnotationSizeLimitB = 256 * 1024;
 
+/** A pod's annotations, read once (a manifest may carry tens of thousands). */
+export type Annotations = ReadonlyMap<string, string>;
+
+export const annotationsOf = (meta: Record<string, unknown>): Annotations =>
+  new Map(entries(meta.annotations).map(([k, v]) => [k, str(v)]));
+
 /** apimachineryvalidation.ValidateAnnotations. */
-export function validateAnnotations(annotations: unknown, path: string): ErrorList {
+export function validateAnnotations(annotations: Annotations, path: string): ErrorList {
   const errs: ErrorList = [];
   let size = 0;
-  for (const [key, value] of entries(annotations)) {
-    errs.push(...each(path, key, isQualifiedName(key.toLowerCase())));
-    size += byteLength(key) + byteLength(str(value));
+  for (const [key, value] of annotations) {
+    const msgs = isQualifiedName(key.toLowerCase());
+    if (msgs.length > 0) errs.push(...each(path, key, msgs));
+    size += byteLength(key) + byteLength(value);
   }
   if (size > totalAnnotationSizeLimitB) errs.push(tooLong(path, totalAnnotationSizeLimitB));
   return errs;
 }
 
 /** ValidateObjectMeta(meta, true, ValidatePodName, "metadata") for what a static pod can carry. */
-export function validatePodObjectMeta(meta: Record<string, unknown>): ErrorList {
+export function validatePodObjectMeta(
+  meta: Record<string, unknown>,
+  annotations: Annotations,
+): ErrorList {
   const errs: ErrorList = [];
   const path = "metadata";
   const generateName = str(meta.generateName);
@@ -85,7 +95,7 @@ export function validatePodObjectMeta(meta: Record<string, unknown>): ErrorList 
   if (generation < 0)
     errs.push(invalid(`${path}.generation`, generation, "must be greater than or equal to 0"));
   errs.push(...validateLabels(meta.labels, `${path}.labels`));
-  errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
+  errs.push(...validateAnnotations(annotations, `${path}.annotations`));
   errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
   errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
   return errs;

@@ -18,7 +18,8 @@ import {
   required,
   tooLong,
 } from "./field.js";
-import { bool, entries, isSet, num, objects, ptr, str, strings } from "./validation_json.js";
+import { bool, isSet, num, objects, ptr, str, strings } from "./validation_json.js";
+import type { Annotations } from "./validation_names.js";
 import type { ValidationContext } from "./validation_options.js";
 import { validateLocalDescendingPath } from "./validation_volumes.js";
 
@@ -454,15 +455,14 @@ function validateSeccompProfileAnnotation(p: string, path: string): ErrorList {
 }
 
 /** ValidateSeccompPodAnnotations. */
-export function validateSeccompPodAnnotations(annotations: unknown, path: string): ErrorList {
+export function validateSeccompPodAnnotations(annotations: Annotations, path: string): ErrorList {
   const errs: ErrorList = [];
-  const all = entries(annotations);
-  for (const [k, v] of all)
-    if (k === seccompPodAnnotationKey)
-      errs.push(...validateSeccompProfileAnnotation(str(v), `${path}.${k}`));
-  for (const [k, v] of all)
+  const pod = annotations.get(seccompPodAnnotationKey);
+  if (pod !== undefined)
+    errs.push(...validateSeccompProfileAnnotation(pod, `${path}.${seccompPodAnnotationKey}`));
+  for (const [k, v] of annotations)
     if (k.startsWith(seccompContainerAnnotationKeyPrefix))
-      errs.push(...validateSeccompProfileAnnotation(str(v), `${path}.${k}`));
+      errs.push(...validateSeccompProfileAnnotation(v, `${path}.${k}`));
   return errs;
 }
 
@@ -470,15 +470,14 @@ const appArmorAnnotationKeyPrefix = "container.apparmor.security.beta.kubernetes
 
 /** ValidateAppArmorPodAnnotations. */
 export function validateAppArmorPodAnnotations(
-  annotations: unknown,
+  annotations: Annotations,
   spec: JsonObject,
   path: string,
 ): ErrorList {
   const errs: ErrorList = [];
   const names = new Set(visitContainers(spec, "spec").map(([c]) => str(c.name)));
-  for (const [k, raw] of entries(annotations)) {
+  for (const [k, p] of annotations) {
     if (!k.startsWith(appArmorAnnotationKeyPrefix)) continue;
-    const p = str(raw);
     const containerName = k.slice(appArmorAnnotationKeyPrefix.length);
     if (!names.has(containerName))
       errs.push(invalid(`${path}[${k}]`, containerName, "container not found"));
@@ -510,12 +509,11 @@ function seccompMatch(annotation: string, sp: JsonObject, path: string): FieldEr
 
 /** validateSeccompAnnotationsAndFields. */
 export function validateSeccompAnnotationsAndFields(
-  annotations: unknown,
+  all: Annotations,
   spec: JsonObject,
   path: string,
 ): ErrorList {
   const errs: ErrorList = [];
-  const all = new Map(entries(annotations).map(([k, v]) => [k, str(v)]));
   const podProfile = ptr(ptr(spec.securityContext)?.seccompProfile);
   if (podProfile) {
     const annotation = all.get(seccompPodAnnotationKey);
@@ -537,13 +535,12 @@ export function validateSeccompAnnotationsAndFields(
 
 /** validateAppArmorAnnotationsAndFieldsMatchOnCreate. */
 export function validateAppArmorAnnotationsAndFieldsMatchOnCreate(
-  annotations: unknown,
+  all: Annotations,
   spec: JsonObject,
   path: string,
 ): ErrorList {
   if (str(ptr(spec.os)?.name) === "windows") return [];
   const errs: ErrorList = [];
-  const all = new Map(entries(annotations).map(([k, v]) => [k, str(v)]));
   const podProfile = ptr(ptr(spec.securityContext)?.appArmorProfile);
   for (const [c, at] of visitContainers(spec, path)) {
     const profile = ptr(ptr(c.securityContext)?.appArmorProfile) ?? podProfile;
