@@ -74,6 +74,8 @@ export interface KubeletCrossCheckConfig {
   url: string | undefined;
   tokenFile: string | undefined;
   caFile: string | undefined;
+  /** The name checked in the kubelet's certificate instead of the URL's host. */
+  tlsServerName: string | undefined;
   insecureSkipVerify: boolean;
   periodMs: number;
   timeoutMs: number;
@@ -289,6 +291,7 @@ function kubeletCrossCheck(flags: Flags, demo: boolean): KubeletCrossCheckConfig
   const periodMs = positive("kubelet.poll-period", 30_000);
   const timeoutMs = positive("kubelet.timeout", 10_000);
   const caFile = nonEmpty(flags, "kubelet.ca-file");
+  const tlsServerName = nonEmpty(flags, "kubelet.tls-server-name");
   const insecureSkipVerify = flags.bool("kubelet.insecure-skip-tls-verify");
   if (url === undefined && !demo) return undefined;
   const token = flags.string("kubelet.token-file");
@@ -298,6 +301,7 @@ function kubeletCrossCheck(flags: Flags, demo: boolean): KubeletCrossCheckConfig
     tokenFile:
       token === undefined ? (url ? DefaultKubeletTokenFile : undefined) : token || undefined,
     caFile,
+    tlsServerName,
     insecureSkipVerify,
     periodMs,
     timeoutMs,

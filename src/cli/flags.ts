@@ -113,6 +113,12 @@ export const flagSpecs: readonly FlagSpec[] = [
     help: "PEM bundle the kubelet's serving certificate must chain to (the kubelet's CA); the system CAs when not set.",
   },
   {
+    name: "kubelet.tls-server-name",
+    kind: "string",
+    metavar: "NAME",
+    help: "Name the kubelet's serving certificate must carry, when --kubelet.url has the host IP: a self-signed kubelet.crt names only the node's hostname, e.g. $(NODE_NAME).",
+  },
+  {
     name: "kubelet.insecure-skip-tls-verify",
     kind: "bool",
     help: "Do not verify the kubelet's serving certificate. Only for kubelets with self-signed certificates and no CA to give.",

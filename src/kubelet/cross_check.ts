@@ -59,6 +59,7 @@ export class KubeletCrossCheck {
           url: config.url,
           tokenFile: config.tokenFile,
           caFile: config.caFile,
+          tlsServerName: config.tlsServerName,
           insecureSkipVerify: config.insecureSkipVerify,
           timeoutMs: config.timeoutMs,
           maxBytes: KubeletMetricsBounds.maxBytes,

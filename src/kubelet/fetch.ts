@@ -42,6 +42,12 @@ export interface KubeletFetchOptions {
   tokenFile: string | undefined;
   /** PEM bundle the kubelet's serving certificate must chain to; read on every poll. */
   caFile: string | undefined;
+  /**
+   * The name the serving certificate must carry, instead of the URL's host: the kubelet's
+   * self-signed kubelet.crt has only its hostname (a DNS name), never the node's IP, which is
+   * what --kubelet.url holds. client-go's TLSClientConfig.ServerName.
+   */
+  tlsServerName?: string | undefined;
   /** Skip verification of the kubelet's certificate: only with the explicit flag. */
   insecureSkipVerify: boolean;
   /** Whole exchange, body included. */
@@ -83,7 +89,11 @@ export async function fetchKubeletMetrics(
   const request = url.protocol === "https:" ? https.request : http.request;
   const tls =
     url.protocol === "https:"
-      ? { ca: ca === undefined ? undefined : ca, rejectUnauthorized: !options.insecureSkipVerify }
+      ? {
+          ca: ca === undefined ? undefined : ca,
+          rejectUnauthorized: !options.insecureSkipVerify,
+          ...(options.tlsServerName === undefined ? {} : { servername: options.tlsServerName }),
+        }
       : {};
   return new Promise<KubeletFetchResult>((resolve, reject) => {
     const timer = setTimeout(() => {

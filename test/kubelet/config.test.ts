@@ -20,6 +20,7 @@ describe("--kubelet.* flags", () => {
       url: "https://10.0.0.5:10250/metrics",
       tokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token",
       caFile: undefined,
+      tlsServerName: undefined,
       insecureSkipVerify: false,
       periodMs: 30_000,
       timeoutMs: 10_000,
@@ -28,8 +29,10 @@ describe("--kubelet.* flags", () => {
       "--kubelet.url=https://10.0.0.5:10250/metrics",
       "--kubelet.token-file=",
       "--kubelet.ca-file=/var/lib/kubelet/pki/ca.crt",
+      "--kubelet.tls-server-name=node-1",
       "--kubelet.poll-period=10s",
     ]);
+    assert.equal(custom?.tlsServerName, "node-1");
     assert.equal(custom?.tokenFile, undefined, "an empty token file: no token");
     assert.equal(custom?.caFile, "/var/lib/kubelet/pki/ca.crt");
     assert.equal(custom?.periodMs, 10_000);

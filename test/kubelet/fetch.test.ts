@@ -69,6 +69,27 @@ describe("fetchKubeletMetrics", () => {
     assert.ok(skipped.exposition.samples.has("kubelet_pleg_last_seen_seconds"));
   });
 
+  test("a self-signed kubelet.crt (its hostname only, no IP) is verified by name with tlsServerName", async () => {
+    // What the kubelet makes without a serving certificate (certutil.GenerateSelfSignedCertKey
+    // with its hostname, no IP): the real node showed the IP URL refused against it.
+    const own = await makeTestPKI({ serverSan: "DNS:node-1" });
+    const selfSigned = await FakeKubelet.start(own);
+    try {
+      const at = { ...options, url: selfSigned.url, caFile: own.caFile };
+      await writeFile(options.tokenFile as string, `${selfSigned.token}\n`);
+      const refused = await failure(at);
+      assert.equal(refused.reason, "fetch");
+      assert.match(refused.message, /altnames|IP: 127\.0\.0\.1/);
+      const byName = await fetchKubeletMetrics({ ...at, tlsServerName: "node-1" });
+      assert.match(byName.body, /^process_start_time_seconds \d+$/m);
+      assert.equal((await failure({ ...at, tlsServerName: "node-2" })).reason, "fetch");
+    } finally {
+      await writeFile(options.tokenFile as string, `${kubelet.token}\n`);
+      await selfSigned.close();
+      await own.remove();
+    }
+  });
+
   test("the token file is read again on every poll (projected tokens rotate)", async () => {
     const tokenFile = options.tokenFile as string;
     await writeFile(tokenFile, "rotated-token\n");

@@ -47,18 +47,19 @@ export function selfSigned(dir: string, name: string, san?: string): Pair {
   return read(dir, name);
 }
 
-/** A certificate for `san` (e.g. IP:127.0.0.1, DNS:scraper) signed by the CA `ca`. */
-export function signed(dir: string, ca: string, name: string, san: string): Pair {
-  openssl(dir, [
-    "req",
-    ...ec,
-    "-keyout",
-    `${name}.key`,
-    "-out",
-    `${name}.csr`,
-    "-subj",
-    `/CN=${name}`,
-  ]);
+/**
+ * A certificate for `san` (e.g. IP:127.0.0.1, DNS:scraper) signed by the CA `ca`; `subject`
+ * (default /CN=`name`) carries the user and groups of a Kubernetes client certificate
+ * (/O=system:nodes/CN=system:node:n).
+ */
+export function signed(
+  dir: string,
+  ca: string,
+  name: string,
+  san: string,
+  subject = `/CN=${name}`,
+): Pair {
+  openssl(dir, ["req", ...ec, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject]);
   writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${san}\n`);
   openssl(dir, [
     "x509",

@@ -23,12 +23,15 @@ export interface TestPKI {
   remove(): Promise<void>;
 }
 
-/** A CA and a serving certificate for 127.0.0.1 signed by it, made now with openssl. */
-export async function makeTestPKI(): Promise<TestPKI> {
+/**
+ * A CA and a serving certificate signed by it, made now with openssl: for 127.0.0.1, or for
+ * `serverSan` (DNS:node-1, as the kubelet's self-signed kubelet.crt names only its hostname).
+ */
+export async function makeTestPKI({ serverSan = "IP:127.0.0.1" } = {}): Promise<TestPKI> {
   const dir = await mkdtemp(join(tmpdir(), "fake-kubelet-pki-"));
   const ca = selfSigned(dir, "ca");
   const other = selfSigned(dir, "other-ca");
-  const server = signed(dir, "ca", "server", "IP:127.0.0.1");
+  const server = signed(dir, "ca", "server", serverSan);
   return {
     dir,
     caFile: ca.certFile,

@@ -1,0 +1,3 @@
+module github.com/podconfig-exporter/realnode/pause
+
+go 1.23

@@ -1,0 +1,142 @@
+// npm run e2e:node [-- --version <minor>] (issue #17): builds the real node at the pinned
+// release of that minor (default 1.37), starts it on 127.0.0.1, runs the scenarios with the
+// built exporter beside it, then the api source's list/watch tests and the shipped manifests'
+// tests against its API server (test/real-node/*.e2e.ts, told where the node is by
+// REALNODE_* variables). Everything is torn down at the end, on failure and on SIGINT/SIGTERM.
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fetchKubeletMetrics } from "../../src/kubelet/fetch.js";
+import { buildNode } from "./build.js";
+import { Exporter, exporterToken } from "./exporter.js";
+import { ManifestServer } from "./manifest_server.js";
+import { RealNode } from "./node.js";
+import { BothSides, runScenarios, staticPod } from "./scenarios.js";
+import { releaseOf, repoRoot } from "./versions.js";
+
+const at = process.argv.indexOf("--version");
+const minor = at === -1 ? 37 : Number(process.argv[at + 1]?.replace(/^1\./, ""));
+const release = releaseOf(minor);
+const began = Date.now();
+const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+let node: RealNode | undefined;
+let manifests: ManifestServer | undefined;
+let exporter: Exporter | undefined;
+let tornDown: Promise<void> | undefined;
+
+function teardown(): Promise<void> {
+  tornDown ??= (async () => {
+    await exporter?.daemon.stop();
+    await manifests?.close();
+    await node?.stop();
+  })();
+  return tornDown;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => {
+    console.error(`${signal}: tearing the node down`);
+    teardown().finally(() => process.exit(130));
+  });
+
+async function main(): Promise<void> {
+  let t = Date.now();
+  const binaries = buildNode(release);
+  console.log(`build (kubelet, kube-apiserver, etcd ${release}; pause): ${seconds(t)}`);
+
+  t = Date.now();
+  manifests = await ManifestServer.start();
+  const workDir = join(repoRoot, ".cache", "real-node", `node-${release}`);
+  node = new RealNode({ release, binaries, workDir, manifestUrl: manifests.url });
+  // The directory holds a and b before the kubelet starts; the URL answers 503 from the start.
+  await node.prepare();
+  writeFileSync(join(node.dirs.manifests, "a.yaml"), staticPod("a"));
+  writeFileSync(join(node.dirs.manifests, "b.yaml"), staticPod("b"));
+  await node.start();
+  console.log(`node up: ${seconds(t)}`);
+
+  const token = exporterToken(node);
+  await selfSignedCertificateCheck(node, token);
+  exporter = await Exporter.start(node, token, join(node.dirs.logs, "exporter.log"));
+  const both = new BothSides(node, exporter);
+  await runScenarios(both, manifests, (r) => {
+    console.log(`\n== ${r.name} (converged in ${r.seconds.toFixed(1)} s)`);
+    console.log(`   kubelet:  ${r.kubelet}`);
+    console.log(`   exporter: ${r.exporter}`);
+  });
+  await exporter.daemon.stop();
+
+  t = Date.now();
+  const tests = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--test",
+      "--test-reporter=spec",
+      "--test-concurrency=1",
+      "test/real-node/api_source.e2e.ts",
+      "test/real-node/manifests.e2e.ts",
+    ],
+    {
+      cwd: repoRoot,
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        REALNODE_KUBECONFIG: node.adminKubeconfig,
+        REALNODE_NODE_NAME: node.nodeName,
+        REALNODE_ETCD_URL: node.etcdUrl,
+        REALNODE_APISERVER: binaries.kubeApiserver,
+        REALNODE_APISERVER_ARGS: JSON.stringify(node.apiserverArgs(0)),
+        REALNODE_CA: node.pki.ca.certFile,
+      },
+    },
+  );
+  console.log(`api source and manifest tests: ${seconds(t)}`);
+  if (tests.status !== 0) throw new Error(`the real-node tests failed (exit ${tests.status})`);
+}
+
+/**
+ * The kubelet's self-signed kubelet.crt names its hostname only: a poll of the IP URL verified
+ * against it fails, and one with the node name as TLS server name succeeds (why the exporter
+ * has --kubelet.tls-server-name).
+ */
+async function selfSignedCertificateCheck(node: RealNode, token: string): Promise<void> {
+  const tokenFile = join(node.options.workDir, "check.token");
+  writeFileSync(tokenFile, token);
+  const options = {
+    url: node.kubeletMetricsUrl,
+    tokenFile,
+    caFile: node.kubeletServingCert,
+    insecureSkipVerify: false,
+    timeoutMs: 30_000,
+    maxBytes: 64 * 1024 * 1024,
+  };
+  const refused = await fetchKubeletMetrics(options).then(
+    () => "accepted",
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  if (!/altnames/.test(refused))
+    throw new Error(`the IP URL against kubelet.crt: expected a name mismatch, got: ${refused}`);
+  const byName = await fetchKubeletMetrics({ ...options, tlsServerName: node.nodeName });
+  console.log(
+    `kubelet.crt names ${node.nodeName} only: the IP URL is refused (${refused}); with --kubelet.tls-server-name=${node.nodeName} the poll reads ${byName.bytes} bytes`,
+  );
+}
+
+let failed = false;
+try {
+  await main();
+} catch (error) {
+  failed = true;
+  console.error(
+    `\nFAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  if (node !== undefined) console.error(`logs kept until teardown in ${node.dirs.logs}`);
+} finally {
+  const t = Date.now();
+  await teardown();
+  console.log(`teardown: ${seconds(t)}; e2e:node ${release} total: ${seconds(began)}`);
+}
+process.exit(failed ? 1 : 0);

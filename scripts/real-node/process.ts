@@ -1,0 +1,93 @@
+// One daemon of the real node (etcd, kube-apiserver, containerd, the kubelet): started with its
+// output in a log file, stopped by its own pid (SIGTERM, then SIGKILL after a bound), and
+// waited for with a bounded deadline that also fails fast when the daemon exits.
+import { type ChildProcess, spawn } from "node:child_process";
+import { openSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export class Daemon {
+  readonly child: ChildProcess;
+  readonly startedAt = Date.now();
+  private exited: { code: number | null; signal: string | null } | undefined;
+  private readonly exit: Promise<void>;
+
+  constructor(
+    readonly name: string,
+    command: string,
+    args: readonly string[],
+    readonly logFile: string,
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    const out = openSync(logFile, "a");
+    this.child = spawn(command, args, { stdio: ["ignore", out, out], env });
+    this.exit = new Promise((resolve) => {
+      this.child.once("exit", (code, signal) => {
+        this.exited = { code, signal };
+        resolve();
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.exited === undefined;
+  }
+
+  log(): string {
+    return readFileSync(this.logFile, "utf8");
+  }
+
+  /** The last lines of its log, for an error message. */
+  tail(lines = 15): string {
+    return this.log().trimEnd().split("\n").slice(-lines).join("\n");
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+  async stop(graceMs = 15_000): Promise<void> {
+    if (!this.running) return;
+    this.child.kill("SIGTERM");
+    const killed = await Promise.race([
+      this.exit.then(() => false),
+      sleep(graceMs).then(() => true),
+    ]);
+    if (killed) {
+      this.child.kill("SIGKILL");
+      await this.exit;
+    }
+  }
+
+  /** Throws with the log's tail when the daemon has exited. */
+  assertRunning(): void {
+    if (this.exited !== undefined)
+      throw new Error(
+        `${this.name} exited (code ${this.exited.code}, signal ${this.exited.signal}); its log (${this.logFile}) ends:\n${this.tail()}`,
+      );
+  }
+}
+
+/**
+ * Polls `condition` every `everyMs` until it returns a value other than undefined, or throws
+ * after `timeoutMs` with `what` and the last error. Deadlines are generous bounds for a loaded
+ * machine, not timing assertions. `daemons` that exit meanwhile fail the wait at once.
+ */
+export async function waitFor<T>(
+  what: string,
+  condition: () => Promise<T | undefined> | T | undefined,
+  { timeoutMs = 180_000, everyMs = 500, daemons = [] as readonly Daemon[] } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    for (const daemon of daemons) daemon.assertRunning();
+    try {
+      const value = await condition();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs / 1000} s waiting for ${what}${last === undefined ? "" : `: ${last instanceof Error ? last.message : String(last)}`}`,
+      );
+    await sleep(everyMs);
+  }
+}

@@ -1,0 +1,329 @@
+// Issue #17 item 2: scenarios played on the real node, each checked on both sides. The
+// kubelet's side: its /metrics, its -v=4 log lines, the containers containerd runs, its mirror
+// pods in the API. The exporter's side: its /metrics. Every wait has a generous bound (the
+// machine is shared); the time each took to converge is printed, never asserted.
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Exposition } from "../../src/kubelet/exposition.js";
+import type { Exporter } from "./exporter.js";
+import type { ManifestServer } from "./manifest_server.js";
+import type { RealNode } from "./node.js";
+import { readExporterMetrics, readKubeletMetrics, sample, sum } from "./observe.js";
+import { pauseImage } from "./pause_image.js";
+import { waitFor } from "./process.js";
+
+export function staticPod(name: string, extra = ""): string {
+  return `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  namespace: default
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: main
+    image: ${pauseImage}
+    imagePullPolicy: Never
+${extra}`;
+}
+
+/** One moment as both sides see it. */
+export interface Observation {
+  kubelet: {
+    /** kubelet_desired_pods exists: HandlePodCleanups has run in this process. */
+    housekept: boolean;
+    desiredStatic: number | undefined;
+    startTime: number | undefined;
+    version: string | undefined;
+    /** -v=4 lines of the current process. */
+    housekeepingSkippedLines: number;
+    housekeepingLines: number;
+    /** Pods whose containers run in containerd. */
+    runningPods: string[];
+    /** Mirror pods of the node in the API (names). */
+    mirrorPods: string[];
+  };
+  exporter: {
+    ready: Record<string, number | undefined>;
+    stored: Record<string, number | undefined>;
+    pods: Record<string, number | undefined>;
+    allReady: number | undefined;
+    housekeepingRan: number | undefined;
+    disagreement: number | undefined;
+    deferredDeletions: number | undefined;
+    orphanedPods: number | undefined;
+    orphanedMirrorPods: number | undefined;
+    restarts: number | undefined;
+    clockStart: number | undefined;
+    kubeletUp: number | undefined;
+    kubeletSupported: string | undefined;
+    copyDesiredStatic: number | undefined;
+  };
+}
+
+const sources = ["file", "http", "api"] as const;
+
+export class BothSides {
+  constructor(
+    readonly node: RealNode,
+    readonly exporter: Exporter,
+  ) {}
+
+  async kubeletMetrics(): Promise<Exposition> {
+    return readKubeletMetrics(this.node.kubeletMetricsUrl, this.node.pki.admin);
+  }
+
+  mirrorPods(): string[] {
+    const list = JSON.parse(
+      this.node.kubectl([
+        "get",
+        "pods",
+        "-A",
+        `--field-selector=spec.nodeName=${this.node.nodeName}`,
+        "-o",
+        "json",
+      ]),
+    ) as { items: { metadata: { name: string; annotations?: Record<string, string> } }[] };
+    return list.items
+      .filter((p) => p.metadata.annotations?.["kubernetes.io/config.mirror"] !== undefined)
+      .map((p) => p.metadata.name)
+      .sort();
+  }
+
+  async observe(): Promise<Observation> {
+    const [k, e] = await Promise.all([
+      this.kubeletMetrics(),
+      readExporterMetrics(this.exporter.metricsUrl),
+    ]);
+    const log = this.node.kubelet?.log() ?? "";
+    const count = (text: string): number => log.split(text).length - 1;
+    const bySource = (name: string): Record<string, number | undefined> =>
+      Object.fromEntries(sources.map((s) => [s, sample(e, name, { source: s })]));
+    const info = e.samples.get("podconfig_kubelet_info")?.[0]?.labels;
+    return {
+      kubelet: {
+        housekept: k.samples.has("kubelet_desired_pods"),
+        desiredStatic: sample(k, "kubelet_desired_pods", { static: "true" }),
+        startTime: sample(k, "process_start_time_seconds"),
+        version: k.samples.get("kubernetes_build_info")?.[0]?.labels.git_version,
+        housekeepingSkippedLines: count("SyncLoop (housekeeping, skipped)"),
+        housekeepingLines: count('"SyncLoop (housekeeping)"'),
+        runningPods: [...new Set(this.node.runningContainers().map((c) => c.pod))],
+        mirrorPods: this.mirrorPods(),
+      },
+      exporter: {
+        ready: bySource("podconfig_source_ready"),
+        stored: bySource("podconfig_source_stored"),
+        pods: bySource("podconfig_source_pods"),
+        allReady: sample(e, "podconfig_sources_ready"),
+        housekeepingRan: sample(e, "podconfig_kubelet_housekeeping_ran"),
+        disagreement: sum(e, "podconfig_kubelet_disagreement"),
+        deferredDeletions: sample(e, "podconfig_pod_deletions_deferred_total"),
+        orphanedPods: sample(e, "podconfig_orphaned_pods"),
+        orphanedMirrorPods: sum(e, "podconfig_orphaned_mirror_pods"),
+        restarts: sample(e, "podconfig_kubelet_restarts_total"),
+        clockStart: sample(e, "podconfig_start_time_seconds"),
+        kubeletUp: sample(e, "podconfig_kubelet_up"),
+        kubeletSupported:
+          info === undefined ? undefined : `${info.version} supported=${info.supported}`,
+        copyDesiredStatic: sample(e, "podconfig_kubelet_copy_desired_pods", { static: "true" }),
+      },
+    };
+  }
+
+  /** Waits until `check` returns no complaint; returns the observation and seconds taken. */
+  async until(
+    what: string,
+    check: (o: Observation) => string | undefined,
+    timeoutMs = 240_000,
+  ): Promise<{ o: Observation; seconds: number }> {
+    const started = Date.now();
+    let lastComplaint = "";
+    let last: Observation | undefined;
+    try {
+      const o = await waitFor(
+        what,
+        async () => {
+          last = await this.observe();
+          const complaint = check(last);
+          if (complaint === undefined) return last;
+          lastComplaint = complaint;
+          return undefined;
+        },
+        { timeoutMs, everyMs: 1000, daemons: [...this.node.daemons(), this.exporter.daemon] },
+      );
+      return { o, seconds: (Date.now() - started) / 1000 };
+    } catch (error) {
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}\n  last complaint: ${lastComplaint}\n  last observation: ${JSON.stringify(last)}`,
+      );
+    }
+  }
+}
+
+export interface ScenarioResult {
+  name: string;
+  seconds: number;
+  kubelet: string;
+  exporter: string;
+}
+
+function expect(complaints: (string | false | undefined)[]): string | undefined {
+  const found = complaints.filter((c): c is string => typeof c === "string");
+  return found.length === 0 ? undefined : found.join("; ");
+}
+
+function kubeletSide(o: Observation): string {
+  const k = o.kubelet;
+  return `${k.version}, housekept=${k.housekept} (kubelet_desired_pods{static=true}=${k.desiredStatic ?? "absent"}), log: ${k.housekeepingSkippedLines} "housekeeping, skipped" / ${k.housekeepingLines} "housekeeping" lines, running pods [${k.runningPods.join(",")}], mirror pods [${k.mirrorPods.join(",")}]`;
+}
+
+function exporterSide(o: Observation): string {
+  const e = o.exporter;
+  const per = (r: Record<string, number | undefined>): string =>
+    sources.map((s) => `${s}=${r[s] ?? "absent"}`).join(",");
+  return `ready{${per(e.ready)}} stored{${per(e.stored)}} pods{${per(e.pods)}} sources_ready=${e.allReady} kubelet_housekeeping_ran=${e.housekeepingRan ?? "absent"} disagreement=${e.disagreement ?? "absent"} deletions_deferred_total=${e.deferredDeletions} orphaned_pods=${e.orphanedPods} orphaned_mirror_pods=${e.orphanedMirrorPods ?? "absent"} kubelet_restarts_total=${e.restarts} kubelet_info=${e.kubeletSupported}`;
+}
+
+function result(name: string, r: { o: Observation; seconds: number }): ScenarioResult {
+  return { name, seconds: r.seconds, kubelet: kubeletSide(r.o), exporter: exporterSide(r.o) };
+}
+
+const mirror = (node: RealNode, pod: string): string => `${pod}-${node.nodeName}`;
+
+/**
+ * Runs every scenario in order on a node whose manifest URL answers 503 and whose directory
+ * holds pods a and b. Returns what each side showed, with convergence times.
+ */
+export async function runScenarios(
+  both: BothSides,
+  manifests: ManifestServer,
+  report: (r: ScenarioResult) => void,
+): Promise<void> {
+  const node = both.node;
+  const dir = node.dirs.manifests;
+
+  // 1. The manifest URL answers 503: the kubelet never housekeeps.
+  const s1 = await both.until(
+    "URL 503: pods a, b running, kubelet not housekeeping, exporter http not ready",
+    (o) =>
+      expect([
+        o.kubelet.runningPods.join() !== "a-realnode,b-realnode" &&
+          `running pods ${o.kubelet.runningPods}`,
+        o.kubelet.housekept && "the kubelet housekept",
+        o.kubelet.housekeepingSkippedLines === 0 && "no 'housekeeping, skipped' line yet",
+        o.kubelet.housekeepingLines !== 0 && "a housekeeping line",
+        o.exporter.kubeletUp !== 1 && `kubelet_up=${o.exporter.kubeletUp}`,
+        o.exporter.ready.http !== 0 && `exporter http ready=${o.exporter.ready.http}`,
+        o.exporter.ready.file !== 1 && `exporter file ready=${o.exporter.ready.file}`,
+        o.exporter.housekeepingRan !== 0 && `housekeeping_ran=${o.exporter.housekeepingRan}`,
+        o.exporter.disagreement !== 0 && `disagreement=${o.exporter.disagreement}`,
+      ]),
+  );
+  report(result("1. manifest URL answers 503", s1));
+
+  // 2. Meanwhile a static pod file is removed: the kubelet refuses the kill, its containers run on.
+  rmSync(join(dir, "b.yaml"));
+  const s2 = await both.until("b removed while not ready: deferred", (o) =>
+    expect([
+      !(node.kubelet?.log() ?? "").includes("skipping delete because sources aren't ready yet") &&
+        "no 'skipping delete' in the kubelet log yet",
+      !o.kubelet.runningPods.includes("b-realnode") && "b's containers stopped",
+      !o.kubelet.mirrorPods.includes(mirror(node, "b")) && "b's mirror pod gone",
+      o.exporter.deferredDeletions !== 1 &&
+        `deletions_deferred_total=${o.exporter.deferredDeletions}`,
+      o.exporter.orphanedPods !== 1 && `orphaned_pods=${o.exporter.orphanedPods}`,
+      o.exporter.housekeepingRan !== 0 && `housekeeping_ran=${o.exporter.housekeepingRan}`,
+      o.exporter.disagreement !== 0 && `disagreement=${o.exporter.disagreement}`,
+    ]),
+  );
+  report(result("2. static pod b removed while http is not ready", s2));
+
+  // 3. The URL is repaired (one pod, u): the kubelet housekeeps, b's containers stop.
+  manifests.serve(staticPod("u"));
+  const s3 = await both.until("URL repaired: housekeeping, b stopped", (o) =>
+    expect([
+      !o.kubelet.housekept && "kubelet not housekept",
+      o.kubelet.runningPods.includes("b-realnode") && "b still running",
+      !o.kubelet.runningPods.includes("u-realnode") && "u not running",
+      o.kubelet.mirrorPods.includes(mirror(node, "b")) && "b's mirror pod still there",
+      o.exporter.allReady !== 1 && `sources_ready=${o.exporter.allReady}`,
+      o.exporter.housekeepingRan !== 1 && `housekeeping_ran=${o.exporter.housekeepingRan}`,
+      o.exporter.orphanedPods !== 0 && `orphaned_pods=${o.exporter.orphanedPods}`,
+      o.exporter.orphanedMirrorPods !== 0 &&
+        `orphaned_mirror_pods=${o.exporter.orphanedMirrorPods}`,
+      o.exporter.disagreement !== 0 && `disagreement=${o.exporter.disagreement}`,
+      o.kubelet.desiredStatic !== o.exporter.copyDesiredStatic &&
+        `desired static pods: kubelet ${o.kubelet.desiredStatic}, copy ${o.exporter.copyDesiredStatic}`,
+    ]),
+  );
+  report(result("3. manifest URL repaired", s3));
+
+  // 4. The kubelet restarts: the exporter counts it and restarts its readiness clock.
+  const before = s3.o.kubelet.startTime;
+  await node.stopKubelet();
+  await node.startKubelet();
+  const s4 = await both.until("kubelet restarted: counted, clock restarted", (o) =>
+    expect([
+      (o.kubelet.startTime === undefined || o.kubelet.startTime === before) &&
+        "kubelet start time unchanged",
+      o.exporter.restarts !== 1 && `kubelet_restarts_total=${o.exporter.restarts}`,
+      (o.exporter.clockStart === undefined ||
+        o.kubelet.startTime === undefined ||
+        Math.abs(o.exporter.clockStart - o.kubelet.startTime) > 0.01) &&
+        `readiness clock ${o.exporter.clockStart} != kubelet start ${o.kubelet.startTime}`,
+      !o.kubelet.housekept && "kubelet not housekept yet",
+      o.exporter.allReady !== 1 && `sources_ready=${o.exporter.allReady}`,
+      o.exporter.disagreement !== 0 && `disagreement=${o.exporter.disagreement}`,
+    ]),
+  );
+  report(result("4. kubelet restart", s4));
+
+  // 5. A static pod removed while ready: the kubelet deletes its mirror pod. Orphans compared
+  // with the API at each sample.
+  rmSync(join(dir, "a.yaml"));
+  const samples: string[] = [];
+  let mismatches = 0;
+  const s5 = await both.until("a removed while ready: mirror pod deleted", (o) => {
+    const apiOrphans = o.kubelet.mirrorPods.filter((m) => m === mirror(node, "a")).length;
+    samples.push(`${apiOrphans}/${o.exporter.orphanedMirrorPods ?? "absent"}`);
+    if (apiOrphans !== o.exporter.orphanedMirrorPods) mismatches++;
+    return expect([
+      o.kubelet.runningPods.includes("a-realnode") && "a still running",
+      apiOrphans !== 0 && "a's mirror pod still in the API",
+      o.exporter.orphanedMirrorPods !== 0 &&
+        `orphaned_mirror_pods=${o.exporter.orphanedMirrorPods}`,
+      o.exporter.pods.file !== 0 && `file pods=${o.exporter.pods.file}`,
+    ]);
+  });
+  report({
+    ...result("5. static pod a removed while ready", s5),
+    exporter: `${exporterSide(s5.o)}; samples (API orphans/exporter orphaned_mirror_pods): ${samples.join(" ")}; ${mismatches} sample(s) differed`,
+  });
+
+  // 6. A manifest the kubelet refuses, in the directory and from the URL, on a fresh kubelet:
+  // both sides must agree on what is stored and ready.
+  const refused = staticPod("refused", "    resources:\n      limits:\n        memory: 512MB\n");
+  writeFileSync(join(dir, "c.yaml"), staticPod("c"));
+  writeFileSync(join(dir, "refused.yaml"), refused);
+  manifests.serve(refused);
+  await node.stopKubelet();
+  await node.startKubelet();
+  const s6 = await both.until("refused manifests: both sides agree", (o) =>
+    expect([
+      o.exporter.restarts !== 2 && `kubelet_restarts_total=${o.exporter.restarts}`,
+      !o.kubelet.runningPods.includes("c-realnode") && "c not running",
+      o.kubelet.runningPods.includes("refused-realnode") && "the refused pod runs",
+      o.kubelet.housekept && "the kubelet housekept (its http source stored the refused body)",
+      o.kubelet.housekeepingSkippedLines === 0 && "no 'housekeeping, skipped' line yet",
+      o.exporter.pods.file !== 1 &&
+        `exporter file pods=${o.exporter.pods.file} (the kubelet stores 1: c)`,
+      o.exporter.ready.http !== 0 &&
+        `exporter http ready=${o.exporter.ready.http} (the kubelet never stores it)`,
+      o.exporter.housekeepingRan !== 0 && `housekeeping_ran=${o.exporter.housekeepingRan}`,
+      o.exporter.disagreement !== 0 && `disagreement=${o.exporter.disagreement}`,
+    ]),
+  );
+  report(result("6. manifest the kubelet refuses (dir and URL)", s6));
+}

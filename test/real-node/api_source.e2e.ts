@@ -1,0 +1,342 @@
+// Issue #17 item 3: the api source's list/watch against the real kube-apiserver of the real
+// node (run by npm run e2e:node, which sets the REALNODE_* variables). Watch resumption and the
+// 410 after an etcd compaction need the API server to go away and come back without the watch
+// cache hiding etcd's compaction, so those run against a second kube-apiserver on the same etcd
+// with --watch-cache=false; its audit log says which requests the source made. The fake API
+// server (test/support/fake_apiserver.ts) stays for the faults a real one will not produce.
+import assert from "node:assert/strict";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Clock } from "../../src/core/deps.js";
+import { ApiSource } from "../../src/sources/api/api.js";
+import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
+import { signed } from "../support/certs.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`${name} is not set: run this through npm run e2e:node`);
+  return value;
+};
+const adminKubeconfig = env("REALNODE_KUBECONFIG");
+const etcdUrl = env("REALNODE_ETCD_URL");
+const apiserverBinary = env("REALNODE_APISERVER");
+const apiserverArgs = JSON.parse(env("REALNODE_APISERVER_ARGS")) as string[];
+const caFile = env("REALNODE_CA");
+const pkiDir = join(caFile, "..");
+
+/** Generous bounds for a loaded machine; not timing assertions. */
+const bound = 180_000;
+
+async function until(condition: () => boolean, what: string, timeoutMs = bound): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+function kubectl(args: string[], input?: string): string {
+  return execFileSync("kubectl", [`--kubeconfig=${adminKubeconfig}`, ...args], {
+    encoding: "utf8",
+    input,
+    stdio: ["pipe", "pipe", "pipe"],
+    timeout: 60_000,
+  }).trim();
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const work = mkdtempSync(join(tmpdir(), "realnode-api-"));
+/** The source's own user, so the audit log tells its requests from everyone else's. */
+const user = "podconfig-api-source-e2e";
+let client: { certFile: string; keyFile: string };
+
+/** A second kube-apiserver on the node's etcd: no watch cache, requests of `user` audited. */
+class SecondApiserver {
+  child: ChildProcess | undefined;
+  readonly auditLog = join(work, "audit.log");
+  constructor(readonly port: number) {}
+
+  async start(): Promise<void> {
+    const policy = join(work, "audit-policy.yaml");
+    writeFileSync(
+      policy,
+      `apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ["RequestReceived"]\nrules:\n- level: Metadata\n  users: ["${user}"]\n- level: None\n`,
+    );
+    const args = apiserverArgs
+      .filter((a) => !a.startsWith("--secure-port="))
+      .concat([
+        `--secure-port=${this.port}`,
+        "--watch-cache=false",
+        `--audit-policy-file=${policy}`,
+        `--audit-log-path=${this.auditLog}`,
+        "--audit-log-mode=blocking",
+      ]);
+    this.child = spawn(apiserverBinary, args, { stdio: ["ignore", "ignore", "ignore"] });
+    const url = `https://127.0.0.1:${this.port}`;
+    const deadline = Date.now() + bound;
+    for (;;) {
+      try {
+        execFileSync(
+          "kubectl",
+          [`--kubeconfig=${adminKubeconfig}`, `--server=${url}`, "get", "--raw=/readyz"],
+          {
+            stdio: "ignore",
+            timeout: 10_000,
+          },
+        );
+        return;
+      } catch {
+        if (this.child.exitCode !== null)
+          throw new Error(`the second kube-apiserver exited ${this.child.exitCode}`);
+        if (Date.now() > deadline) throw new Error("the second kube-apiserver never became ready");
+        await sleep(500);
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await Promise.race([exited, sleep(30_000).then(() => child.kill("SIGKILL"))]);
+    await exited;
+  }
+
+  /** The source's requests for `resource`, in order: verb and query. */
+  requestsOf(resource: string): { verb: string; query: URLSearchParams }[] {
+    let text = "";
+    try {
+      text = readFileSync(this.auditLog, "utf8");
+    } catch {
+      return [];
+    }
+    const seen = new Set<string>();
+    const requests: { verb: string; query: URLSearchParams }[] = [];
+    for (const line of text.split("\n").filter(Boolean)) {
+      const event = JSON.parse(line) as {
+        auditID: string;
+        verb: string;
+        requestURI: string;
+        objectRef?: { resource?: string };
+      };
+      if (event.objectRef?.resource !== resource || seen.has(event.auditID)) continue;
+      seen.add(event.auditID);
+      requests.push({
+        verb: event.verb,
+        query: new URL(event.requestURI, "https://x").searchParams,
+      });
+    }
+    return requests;
+  }
+}
+
+let second: SecondApiserver;
+
+before(async () => {
+  client = signed(pkiDir, "ca", user, `DNS:${user}`, `/O=system:masters/CN=${user}`);
+  second = new SecondApiserver(await freePort());
+  await second.start();
+});
+
+after(async () => {
+  await second?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function podJson(name: string, node: string): string {
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default" },
+    // Bound to a node with no kubelet: it stays Pending, which is all a list/watch needs.
+    spec: { nodeName: node, containers: [{ name: "c", image: "localhost/none:1" }] },
+  });
+}
+
+function nodeJson(name: string): string {
+  return JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name } });
+}
+
+async function source(node: string, server: string) {
+  const dir = mkdtempSync(join(work, "kubeconfig-"));
+  const file = join(dir, "kubeconfig");
+  writeFileSync(
+    file,
+    `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${server}\n    certificate-authority: ${caFile}\nusers:\n- name: u\n  user:\n    client-certificate: ${client.certFile}\n    client-key: ${client.keyFile}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\n`,
+  );
+  const channel = new UpdateRecorder();
+  const logger = new RecordingLogger();
+  let tick = 0;
+  const clock: Clock = { now: () => ++tick }; // every success gets a new timestamp
+  const api = new ApiSource({
+    kubeConfig: await loadKubeConfig({ kubeconfig: file }),
+    nodeName: node,
+    channel,
+    clock,
+    logger,
+    backoff: { initialMs: 100, maxMs: 1000, jitter: 0 },
+    nodeSyncPeriodMs: 200,
+    minWatchTimeoutSeconds: 600,
+  });
+  return { api, channel, logger };
+}
+
+const names = (channel: UpdateRecorder): string[] => (channel.lastNames() ?? []).sort();
+const secondUrl = (): string => `https://127.0.0.1:${second.port}`;
+
+/** The source's audited requests of `resource` from index `from` on. */
+function requests(
+  resource: "pods" | "nodes",
+  from = 0,
+): { verb: string; query: URLSearchParams }[] {
+  return second.requestsOf(resource).slice(from);
+}
+
+test("a Node that does not exist yet: nothing is listed or pushed until it is created; then only its pods (field selector)", async (t) => {
+  const node = "e2e-late";
+  const { api, channel } = await source(node, secondUrl());
+  t.after(() => api.stop());
+  const pods0 = requests("pods").length;
+  const nodes0 = requests("nodes").length;
+  kubectl(["create", "-f", "-"], podJson("late-mine", node));
+  kubectl(["create", "-f", "-"], podJson("late-other", "e2e-elsewhere"));
+  api.start();
+  // The start gate lists its Node (field selector metadata.name) until it exists.
+  await until(() => requests("nodes", nodes0).length >= 3, "three Node lists");
+  assert.equal(requests("nodes", nodes0)[0]?.query.get("fieldSelector"), `metadata.name=${node}`);
+  assert.equal(channel.updates.length, 0, "nothing pushed before the Node exists");
+  assert.equal(requests("pods", pods0).length, 0, "no pod list before the Node exists");
+  kubectl(["create", "-f", "-"], nodeJson(node));
+  await until(() => channel.updates.length === 1, "the first SET");
+  assert.deepEqual(names(channel), ["late-mine"]);
+  const [list] = requests("pods", pods0);
+  assert.equal(list?.verb, "list");
+  assert.equal(list?.query.get("fieldSelector"), `spec.nodeName=${node}`);
+  // Another node's pods never show; this node's changes do.
+  kubectl(["create", "-f", "-"], podJson("late-mine-2", node));
+  await until(() => names(channel).length === 2, "SET after ADDED");
+  assert.deepEqual(names(channel), ["late-mine", "late-mine-2"]);
+  kubectl(["delete", "pod", "late-mine", "late-other", "late-mine-2", "--wait=false"]);
+  await until(() => channel.lastNames()?.length === 0, "SET [] after the deletes");
+  assert.ok(channel.updates.every((u) => u.op === "SET" && u.source === "api"));
+  assert.equal(
+    requests("pods", pods0).filter((r) => r.verb === "list").length,
+    1,
+    "one list, then the watch",
+  );
+});
+
+/** A source on `node` (created) whose first SET [] is in and whose watch is open. */
+async function watching(t: { after: (fn: () => unknown) => void }, node: string, server: string) {
+  kubectl(["create", "-f", "-"], nodeJson(node));
+  const s = await source(node, server);
+  t.after(() => s.api.stop());
+  const pods0 = server === secondUrl() ? requests("pods").length : 0;
+  s.api.start();
+  await until(() => s.channel.updates.length === 1, "the first SET");
+  if (server === secondUrl())
+    await until(() => requests("pods", pods0).some((r) => r.verb === "watch"), "the watch");
+  return { ...s, pods0 };
+}
+
+test("watch resumption: the API server goes away, pods change meanwhile, the watch resumes from its version without a relist", async (t) => {
+  const node = "e2e-resume";
+  const { channel, pods0 } = await watching(t, node, secondUrl());
+  kubectl(["create", "-f", "-"], podJson("resume-a", node));
+  await until(() => names(channel).join() === "resume-a", "SET [resume-a]");
+  await second.stop();
+  kubectl(["create", "-f", "-"], podJson("resume-b", node)); // through the node's own API server
+  await second.start();
+  await until(() => names(channel).join() === "resume-a,resume-b", "SET [resume-a, resume-b]");
+  const made = requests("pods", pods0);
+  assert.equal(
+    made.filter((r) => r.verb === "list").length,
+    1,
+    `no relist: ${made.map((r) => r.verb)}`,
+  );
+  const watches = made.filter((r) => r.verb === "watch");
+  assert.ok(watches.length >= 2, "a second watch");
+  const resumedFrom = Number(watches.at(-1)?.query.get("resourceVersion"));
+  assert.ok(
+    resumedFrom > Number(watches[0]?.query.get("resourceVersion")),
+    "resumed from a later version than the list's",
+  );
+  kubectl(["delete", "pod", "resume-a", "resume-b", "--wait=false"]);
+});
+
+test("410 after an etcd compaction: the resumed watch is refused as Expired and the source relists", async (t) => {
+  const node = "e2e-expired";
+  const { api, channel, pods0 } = await watching(t, node, secondUrl());
+  kubectl(["create", "-f", "-"], podJson("expired-a", node));
+  await until(() => names(channel).join() === "expired-a", "SET [expired-a]");
+  await second.stop();
+  kubectl(["create", "-f", "-"], podJson("expired-b", node));
+  kubectl(["delete", "pod", "expired-a", "--wait=false"]);
+  await compactEtcd();
+  await second.start();
+  await until(() => names(channel).join() === "expired-b", "the relist's SET [expired-b]");
+  const made = requests("pods", pods0);
+  assert.equal(
+    made.filter((r) => r.verb === "list").length,
+    2,
+    `a relist: ${made.map((r) => r.verb)}`,
+  );
+  assert.ok(
+    (api.health.errors.get("status") ?? 0) >= 1,
+    `a status error (410): ${JSON.stringify([...api.health.errors])}`,
+  );
+  assert.match(api.health.lastError?.message ?? "", /410|too old|Expired|compacted/i);
+  // It watches again from the new list, and events flow.
+  kubectl(["create", "-f", "-"], podJson("expired-c", node));
+  await until(
+    () => names(channel).join() === "expired-b,expired-c",
+    "SET after the relist's watch",
+  );
+  kubectl(["delete", "pod", "expired-b", "expired-c", "--wait=false"]);
+});
+
+/** Compacts etcd at its current revision through its gRPC gateway (what etcdctl compact does). */
+async function compactEtcd(): Promise<void> {
+  const status = (await (
+    await fetch(`${etcdUrl}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: "AA==" }) })
+  ).json()) as { header: { revision: string } };
+  const response = await fetch(`${etcdUrl}/v3/kv/compaction`, {
+    method: "POST",
+    body: JSON.stringify({ revision: status.header.revision, physical: true }),
+  });
+  assert.equal(response.status, 200, await response.text());
+}
+
+test("bookmarks: the node's API server (watch cache on) sends a BOOKMARK on a quiet watch; it counts as a success and pushes nothing", async (t) => {
+  const node = "e2e-bookmark";
+  const main = kubectl([
+    "config",
+    "view",
+    "--minify",
+    "-o",
+    "jsonpath={.clusters[0].cluster.server}",
+  ]);
+  const { api, channel } = await watching(t, node, main);
+  const successAfterWatch = api.health.lastSuccessAt;
+  // Other nodes' pods move the resourceVersion; nothing of this node changes.
+  kubectl(["create", "-f", "-"], podJson("bookmark-elsewhere", "e2e-elsewhere"));
+  // The watch cache sends bookmarks about once a minute.
+  await until(() => api.health.lastSuccessAt !== successAfterWatch, "a bookmark", 240_000);
+  assert.equal(channel.updates.length, 1, "the bookmark pushed nothing");
+  assert.equal(api.health.errors.size, 0);
+  kubectl(["delete", "pod", "bookmark-elsewhere", "--wait=false"]);
+});

@@ -1,0 +1,168 @@
+// Issue #17 item 4: the shipped manifests against the real kube-apiserver of the real node
+// (run by npm run e2e:node, which sets REALNODE_KUBECONFIG). Every rendered overlay is applied
+// with server-side dry-run after the prometheus-operator CRDs it uses (from the operator's Go
+// module in the module cache: no other network), and the exporter's RBAC is judged by the API
+// server's own authorizer (kubectl auth can-i --as, a SubjectAccessReview).
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { before, test } from "node:test";
+import { parseAllDocuments } from "yaml";
+
+const kubeconfig = process.env.REALNODE_KUBECONFIG;
+if (kubeconfig === undefined)
+  throw new Error("REALNODE_KUBECONFIG is not set: run this through npm run e2e:node");
+
+const repo = join(import.meta.dirname, "..", "..");
+const rendered = join(repo, "deploy", "rendered");
+/** prometheus-operator release whose CRDs are installed (its module zip carries them). */
+const operatorVersion = "v0.85.0";
+
+function kubectl(args: string[]): string {
+  return execFileSync("kubectl", [`--kubeconfig=${kubeconfig}`, ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 120_000,
+  }).trim();
+}
+
+function documents(
+  file: string,
+): { kind: string; name: string; namespace?: string; group: string }[] {
+  return parseAllDocuments(readFileSync(file, "utf8"))
+    .map(
+      (d) =>
+        d.toJS() as {
+          apiVersion?: string;
+          kind?: string;
+          metadata?: { name?: string; namespace?: string };
+        } | null,
+    )
+    .filter((d) => d?.kind !== undefined)
+    .map((d) => ({
+      kind: d?.kind ?? "",
+      name: d?.metadata?.name ?? "",
+      namespace: d?.metadata?.namespace,
+      group: (d?.apiVersion ?? "").includes("/") ? ((d?.apiVersion ?? "").split("/")[0] ?? "") : "",
+    }));
+}
+
+const overlays = readdirSync(rendered).filter((f) => f.endsWith(".yaml"));
+
+before(() => {
+  const download = JSON.parse(
+    execFileSync(
+      "go",
+      [
+        "mod",
+        "download",
+        "-json",
+        `github.com/prometheus-operator/prometheus-operator@${operatorVersion}`,
+      ],
+      {
+        encoding: "utf8",
+      },
+    ),
+  ) as { Dir: string };
+  const crdDir = join(download.Dir, "example", "prometheus-operator-crd");
+  const kinds = new Set(
+    overlays
+      .flatMap((f) => documents(join(rendered, f)))
+      .filter((d) => d.group === "monitoring.coreos.com")
+      .map((d) => d.kind),
+  );
+  for (const kind of kinds) {
+    const file = join(crdDir, `monitoring.coreos.com_${kind.toLowerCase()}s.yaml`);
+    kubectl(["apply", "--server-side", "-f", file]);
+    kubectl(["wait", "--for=condition=Established", "--timeout=120s", "-f", file]);
+  }
+  // A dry-run of a Namespace creates nothing, so the namespaced objects beside it need it for real.
+  const namespaces = new Set(
+    overlays
+      .flatMap((f) => documents(join(rendered, f)))
+      .flatMap((d) => (d.kind === "Namespace" ? [d.name] : d.namespace ? [d.namespace] : [])),
+  );
+  for (const ns of namespaces) applyNamespace(ns);
+});
+
+function applyNamespace(ns: string): void {
+  execFileSync("kubectl", [`--kubeconfig=${kubeconfig}`, "apply", "-f", "-"], {
+    input: `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${ns}\n`,
+    stdio: ["pipe", "ignore", "pipe"],
+  });
+}
+
+for (const overlay of overlays) {
+  test(`deploy/rendered/${overlay} is accepted by the API server (server-side dry-run)`, () => {
+    const out = kubectl([
+      "apply",
+      "--server-side",
+      "--dry-run=server",
+      "--field-manager=podconfig-e2e",
+      "-f",
+      join(rendered, overlay),
+    ]);
+    const expected = documents(join(rendered, overlay));
+    const lines = out.split("\n");
+    assert.equal(lines.length, expected.length, `one line per object:\n${out}`);
+    for (const line of lines) assert.match(line, /serverside-applied \(server dry run\)$/);
+  });
+}
+
+const exporter = "system:serviceaccount:podconfig-exporter:podconfig-exporter";
+
+function canI(verb: string, resource: string, extra: string[] = []): boolean {
+  try {
+    return kubectl(["auth", "can-i", verb, resource, `--as=${exporter}`, ...extra]) === "yes";
+  } catch (error) {
+    // kubectl exits 1 with "no" on stdout.
+    const out = (error as { stdout?: string }).stdout?.trim();
+    if (out === "no") return false;
+    throw error;
+  }
+}
+
+test("the exporter's ServiceAccount can do what the exporter does, judged by the API server", () => {
+  kubectl(["apply", "-n", "podconfig-exporter", "-f", join(repo, "deploy", "base", "rbac.yaml")]);
+  // The api source: pods of its node in every namespace (list, watch); the start gate: its Node (list).
+  assert.equal(canI("list", "pods", ["--all-namespaces"]), true, "list pods");
+  assert.equal(canI("watch", "pods", ["--all-namespaces"]), true, "watch pods");
+  assert.equal(canI("list", "nodes"), true, "list nodes");
+  // The kubelet cross-check: GET /metrics on the kubelet, authorized as nodes/metrics get.
+  assert.equal(canI("get", "nodes", ["--subresource=metrics"]), true, "get nodes/metrics");
+});
+
+test("the exporter's ServiceAccount cannot read nodes/proxy, nor write, nor read secrets", () => {
+  assert.equal(canI("get", "nodes", ["--subresource=proxy"]), false, "get nodes/proxy");
+  assert.equal(canI("create", "nodes", ["--subresource=proxy"]), false, "create nodes/proxy");
+  assert.equal(canI("create", "pods"), false, "create pods");
+  assert.equal(canI("delete", "pods"), false, "delete pods");
+  assert.equal(canI("get", "secrets", ["--all-namespaces"]), false, "get secrets");
+  assert.equal(canI("get", "nodes"), false, "get nodes (only list)");
+  // The same question as a SubjectAccessReview, the object the kubelet's webhook sends.
+  const review = JSON.parse(
+    execFileSync("kubectl", [`--kubeconfig=${kubeconfig}`, "create", "-o", "json", "-f", "-"], {
+      encoding: "utf8",
+      input: JSON.stringify({
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: {
+          user: exporter,
+          groups: [
+            "system:serviceaccounts",
+            "system:serviceaccounts:podconfig-exporter",
+            "system:authenticated",
+          ],
+          resourceAttributes: {
+            verb: "get",
+            resource: "nodes",
+            subresource: "proxy",
+            name: "realnode",
+          },
+        },
+      }),
+    }),
+  ) as { status: { allowed: boolean } };
+  assert.equal(review.status.allowed, false);
+});
