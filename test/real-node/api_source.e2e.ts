@@ -7,11 +7,12 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "../../scripts/real-node/node.js";
+import { kubeconfig } from "../../scripts/real-node/pki.js";
 import type { Clock } from "../../src/core/deps.js";
 import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
@@ -48,14 +49,6 @@ function kubectl(args: string[], input?: string): string {
     stdio: ["pipe", "pipe", "pipe"],
     timeout: 60_000,
   }).trim();
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const work = mkdtempSync(join(tmpdir(), "realnode-api-"));
@@ -174,10 +167,7 @@ function nodeJson(name: string): string {
 async function source(node: string, server: string) {
   const dir = mkdtempSync(join(work, "kubeconfig-"));
   const file = join(dir, "kubeconfig");
-  writeFileSync(
-    file,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${server}\n    certificate-authority: ${caFile}\nusers:\n- name: u\n  user:\n    client-certificate: ${client.certFile}\n    client-key: ${client.keyFile}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\n`,
-  );
+  writeFileSync(file, kubeconfig(server, caFile, client));
   const channel = new UpdateRecorder();
   const logger = new RecordingLogger();
   let tick = 0;
