@@ -21,7 +21,10 @@ import { validateEnv, validateEnvFrom } from "./validation_env.js";
 import { bool, isSet, num, objects, ptr, str, strings, struct } from "./validation_json.js";
 import { validateDNS1123Label } from "./validation_names.js";
 import type { ValidationContext } from "./validation_options.js";
-import { validateContainerResourceRequirements } from "./validation_resources.js";
+import {
+  resourceNameValue,
+  validateContainerResourceRequirements,
+} from "./validation_resources.js";
 import { validateSecurityContext } from "./validation_security.js";
 import {
   type VolumeMap,
@@ -227,7 +230,9 @@ function validateContainerCommon(ctr: JsonObject, path: string, pod: PodScope): 
       pod.ctx,
     ),
   );
-  errs.push(...validateResizePolicy(ctr.resizePolicy, `${path}.resizePolicy`, pod.restartPolicy));
+  errs.push(
+    ...validateResizePolicy(ctr.resizePolicy, `${path}.resizePolicy`, pod.restartPolicy, pod.ctx),
+  );
   errs.push(
     ...validateSecurityContext(
       ptr(ctr.securityContext),
@@ -430,17 +435,19 @@ function validateResizePolicy(
   policies: unknown,
   path: string,
   podRestartPolicy: string,
+  ctx: ValidationContext,
 ): ErrorList {
   const errs: ErrorList = [];
   const resources = new Set<string>();
   objects(policies).forEach((p, i) => {
     const resourceName = str(p.resourceName);
     const restartPolicy = str(p.restartPolicy);
-    if (resources.has(resourceName)) errs.push(duplicate(`${path}[${i}]`, resourceName));
+    const value = resourceNameValue(resourceName, ctx);
+    if (resources.has(resourceName)) errs.push(duplicate(`${path}[${i}]`, value));
     resources.add(resourceName);
     if (resourceName === "") errs.push(required(path));
     else if (!supportedResizeResources.includes(resourceName))
-      errs.push(notSupported(path, resourceName, supportedResizeResources));
+      errs.push(notSupported(path, value, supportedResizeResources));
     if (restartPolicy === "") errs.push(required(path));
     else if (!supportedResizePolicies.includes(restartPolicy))
       errs.push(notSupported(path, restartPolicy, supportedResizePolicies));

@@ -73,6 +73,8 @@ export function validateAnnotations(annotations: Annotations, path: string): Err
   return errs;
 }
 
+const standardFinalizers = new Set(["kubernetes", "orphan", "foregroundDeletion"]);
+
 /** ValidateObjectMeta(meta, true, ValidatePodName, "metadata") for what a static pod can carry. */
 export function validatePodObjectMeta(
   meta: Record<string, unknown>,
@@ -98,6 +100,17 @@ export function validatePodObjectMeta(
   errs.push(...validateAnnotations(annotations, `${path}.annotations`));
   errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
   errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
+  // core's ValidateObjectMeta: an unqualified finalizer must be a standard one.
+  strings(meta.finalizers).forEach((finalizer, i) => {
+    if (!finalizer.includes("/") && !standardFinalizers.has(finalizer))
+      errs.push(
+        invalid(
+          `${path}.finalizers[${i}]`,
+          finalizer,
+          "name is neither a standard finalizer name nor is it fully qualified",
+        ),
+      );
+  });
   return errs;
 }
 

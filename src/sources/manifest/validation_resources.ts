@@ -8,6 +8,8 @@ import {
   duplicate,
   type ErrorList,
   forbidden,
+  goJSON,
+  goTrimSpace,
   invalid,
   isDNS1123Label,
   isQualifiedName,
@@ -96,27 +98,42 @@ function isHugePageResourceValueDivisible(name: string, quantity: Quantity): boo
  * rounds every quantity up to a milli.
  */
 export function quantityOf(value: unknown): Quantity {
-  const text = typeof value === "number" ? String(value) : str(value);
+  // Quantity.UnmarshalJSON trims surrounding whitespace before parsing.
+  const text = typeof value === "number" ? String(value) : goTrimSpace(str(value));
   return Quantity.parse(text).roundUp(-3);
 }
 
+/**
+ * A core.ResourceName as ErrorBody prints it: through its String() method (unquoted) up to
+ * apimachinery 0.33, as JSON (quoted) from 0.34.
+ */
+export function resourceNameValue(name: string, ctx: ValidationContext): BadValue {
+  return { go: ctx.minor >= 34 ? goJSON(name) : name };
+}
+
 /** validateResourceName. */
-function validateResourceName(name: string, path: string): ErrorList {
-  const errs = isQualifiedName(name).map((msg) => invalid(path, name, msg));
+function validateResourceName(name: string, path: string, ctx: ValidationContext): ErrorList {
+  const value = resourceNameValue(name, ctx);
+  const errs = isQualifiedName(name).map((msg) => invalid(path, value, msg));
   if (errs.length > 0) return errs;
   if (!name.includes("/") && !isStandardResourceName(name))
-    return [invalid(path, name, "must be a standard resource type or fully qualified")];
+    return [invalid(path, value, "must be a standard resource type or fully qualified")];
   return [];
 }
 
 /** validateContainerResourceName. */
-export function validateContainerResourceName(name: string, path: string): ErrorList {
-  const errs = validateResourceName(name, path);
+export function validateContainerResourceName(
+  name: string,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
+  const errs = validateResourceName(name, path, ctx);
+  const value = resourceNameValue(name, ctx);
   if (!name.includes("/")) {
     if (!isStandardContainerResourceName(name))
-      return [...errs, invalid(path, name, "must be a standard resource for containers")];
+      return [...errs, invalid(path, value, "must be a standard resource for containers")];
   } else if (!isNativeResource(name) && !isExtendedResourceName(name))
-    return [...errs, invalid(path, name, "doesn't follow extended resource name standard")];
+    return [...errs, invalid(path, value, "doesn't follow extended resource name standard")];
   return errs;
 }
 
@@ -147,7 +164,7 @@ function hugePageValueError(name: string, q: Quantity, ctx: ValidationContext): 
   return null;
 }
 
-export type ResourceNameFn = (name: string, path: string) => ErrorList;
+export type ResourceNameFn = (name: string, path: string, ctx: ValidationContext) => ErrorList;
 
 /** validateResourceRequirements. */
 export function validateResourceRequirements(
@@ -167,7 +184,7 @@ export function validateResourceRequirements(
   const limits = new Map(entries(requirements.limits).map(([k, v]) => [k, quantityOf(v)]));
   for (const [name, q] of limits) {
     const at = `${limPath}[${name}]`;
-    errs.push(...resourceNameFn(name, at));
+    errs.push(...resourceNameFn(name, at, ctx));
     errs.push(...validateResourceQuantityValue(name, q, at, ctx));
     if (isHugePageResourceName(name)) {
       limContainsHugePages = true;
@@ -179,7 +196,7 @@ export function validateResourceRequirements(
   for (const [name, raw] of entries(requirements.requests)) {
     const q = quantityOf(raw);
     const at = `${reqPath}[${name}]`;
-    errs.push(...resourceNameFn(name, at));
+    errs.push(...resourceNameFn(name, at, ctx));
     errs.push(...validateResourceQuantityValue(name, q, at, ctx));
     const limit = limits.get(name);
     if (limit) {

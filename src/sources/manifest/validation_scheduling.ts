@@ -541,7 +541,7 @@ function validateWindows(spec: JsonObject, path: string): ErrorList {
     ];
     for (const [field, at] of podFields)
       if (isSet(sc[field])) errs.push(forbidden(`${path}.${at}`, detail));
-    if (isSet(sc.hostUsers)) errs.push(forbidden(`${path}.hostUsers`, detail));
+    if (isSet(spec.hostUsers)) errs.push(forbidden(`${path}.hostUsers`, detail));
     if (spec.hostPID === true) errs.push(forbidden(`${path}.hostPID`, detail));
     if (spec.hostIPC === true) errs.push(forbidden(`${path}.hostIPC`, detail));
     for (const field of ["seccompProfile", "fsGroup", "fsGroupChangePolicy"])

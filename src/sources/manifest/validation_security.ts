@@ -377,12 +377,8 @@ export function validatePodSpecSecurityContext(
 }
 
 /** validateHostUsers: a user namespace may not share the host's namespaces. */
-export function validateHostUsers(
-  spec: JsonObject,
-  sc: JsonObject | null,
-  path: string,
-): ErrorList {
-  if (!sc || !isSet(sc.hostUsers) || sc.hostUsers === true) return [];
+export function validateHostUsers(spec: JsonObject, path: string): ErrorList {
+  if (!isSet(spec.hostUsers) || spec.hostUsers === true) return [];
   const errs: ErrorList = [];
   const detail = "when `pod.Spec.HostUsers` is false";
   if (bool(spec.hostNetwork)) errs.push(forbidden(`${path}.hostNetwork`, detail));

@@ -127,7 +127,8 @@ export function validatePodSpec(
     ? num(spec.terminationGracePeriodSeconds)
     : null;
   const sc = ptr(spec.securityContext);
-  const hostUsers = !sc || !isSet(sc.hostUsers) || sc.hostUsers === true;
+  // v1's spec.hostUsers is the internal PodSecurityContext.HostUsers; unset means true.
+  const hostUsers = !isSet(spec.hostUsers) || spec.hostUsers === true;
   const { vols, errs: volErrs } = validateVolumes(spec.volumes, podName, `${path}.volumes`, ctx);
   errs.push(...volErrs);
   const podClaimNames = new Set(
@@ -175,7 +176,7 @@ export function validatePodSpec(
     ),
   );
   errs.push(...validateWindowsHostProcessPod(spec, path));
-  errs.push(...validateHostUsers(spec, sc, path));
+  errs.push(...validateHostUsers(spec, path));
   const serviceAccountName = str(spec.serviceAccountName);
   if (serviceAccountName.length > 0)
     for (const msg of nameIsDNSSubdomain(serviceAccountName, false))
