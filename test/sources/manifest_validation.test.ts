@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
+import { KubeletMinors } from "../../src/core/version.js";
 import { FileSource } from "../../src/sources/file/file.js";
 import { HTTPSource } from "../../src/sources/http/http.js";
 import { tryDecodePodList, tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
 import type { StaticPodOrigin } from "../../src/sources/manifest/defaults.js";
 import { ManifestError } from "../../src/sources/manifest/error.js";
-import { KubeletMinors } from "../../src/sources/manifest/version.js";
 import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 
 const pod = (container: string, spec = "") => `apiVersion: v1

@@ -1,6 +1,7 @@
 // Static pod manifest decoding: the kubelet's tryDecodeSinglePod / tryDecodePodList
 // (pkg/kubelet/config/common.go): parse, check the type, apply the static pod defaults, validate.
 import type { Pod } from "../../core/types.js";
+import { NewestKubeletMinor } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { isObject, type JsonObject } from "../json_object.js";
 import { PodBounds, podBoundProblem } from "../pod_bounds.js";
@@ -9,7 +10,6 @@ import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
 import { parseYamlOrJson } from "./parse.js";
 import { validateStaticPod } from "./validation.js";
-import { NewestKubeletMinor } from "./version.js";
 
 function decodeError(origin: StaticPodOrigin, detail: string): ManifestError {
   return new ManifestError("decode", origin.display ?? origin.location, detail);

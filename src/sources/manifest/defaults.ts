@@ -2,7 +2,7 @@
 
 import { createHash } from "node:crypto";
 import { ConfigHashAnnotationKey, type Pod } from "../../core/types.js";
-import type { KubeletMinor } from "./version.js";
+import type { KubeletMinor } from "../../core/version.js";
 
 /** Where a static pod came from: it decides the UID hash, the toleration and the messages. */
 export interface StaticPodOrigin {

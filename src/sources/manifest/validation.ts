@@ -3,6 +3,7 @@
 // The error text is the kubelet's: `invalid pod: [<field errors>]`, Go's %v of the
 // field.ErrorList (pkg/kubelet/config/common.go).
 import type { Pod } from "../../core/types.js";
+import type { KubeletMinor } from "../../core/version.js";
 import type { JsonObject } from "../json_object.js";
 import { type ErrorList, forbidden, formatErrorList, invalid } from "./field.js";
 import { validateContainerOnlyForPod } from "./validation_containers.js";
@@ -18,7 +19,6 @@ import {
 } from "./validation_security.js";
 import { validatePodSpec } from "./validation_spec.js";
 import { staticPodReferenceError } from "./validation_static.js";
-import type { KubeletMinor } from "./version.js";
 
 const mirrorPodAnnotationKey = "kubernetes.io/config.mirror";
 const podDeletionCostKey = "controller.kubernetes.io/pod-deletion-cost";

@@ -3,8 +3,7 @@
 // `podutil.GetValidationOptionsFromPodSpecAndMeta(&spec, nil, &meta, nil)`, which reads the
 // kubelet's default feature gates (no old pod: nothing is grandfathered). The gate defaults
 // below are each minor's pkg/features/kube_features.go, for the gates validation reads.
-import type { KubeletMinor } from "./version.js";
-import { minorNumber } from "./version.js";
+import type { KubeletMinor } from "../../core/version.js";
 
 export interface PodValidationOptions {
   AllowInvalidPodDeletionCost: boolean;
@@ -84,6 +83,6 @@ function gatedOptions(minor: number): PodValidationOptions {
 }
 
 export function validationContext(kubeletMinor: KubeletMinor): ValidationContext {
-  const minor = minorNumber(kubeletMinor);
+  const minor = Number(kubeletMinor.slice(2));
   return { minor, opts: minor >= 35 ? gatedOptions(minor) : none };
 }

@@ -98,6 +98,8 @@ function isHugePageResourceValueDivisible(name: string, quantity: Quantity): boo
  * rounds every quantity up to a milli.
  */
 export function quantityOf(value: unknown): Quantity {
+  // The decoder may hand over the Quantity it parsed (and SetDefaults_ResourceList rounded).
+  if (value instanceof Quantity) return value;
   // Quantity.UnmarshalJSON trims surrounding whitespace before parsing.
   const text = typeof value === "number" ? String(value) : goTrimSpace(str(value));
   return Quantity.parse(text).roundUp(-3);
