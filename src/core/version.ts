@@ -20,7 +20,8 @@ export function parseKubeletMinor(text: string): KubeletMinor {
   return known;
 }
 
-function atLeast(version: KubeletMinor, minor: KubeletMinor): boolean {
+/** Whether `version` is `minor` or newer. */
+export function atLeast(version: KubeletMinor, minor: KubeletMinor): boolean {
   return KubeletMinors.indexOf(version) >= KubeletMinors.indexOf(minor);
 }
 

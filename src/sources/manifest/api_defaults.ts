@@ -1,13 +1,14 @@
 // The API's defaults for a v1 Pod, as the kubelet's decoder applies them to a static pod before
 // anything else sees it: SetObjectDefaults_Pod (pkg/apis/core/v1/zz_generated.defaults.go) and
-// the SetDefaults_* functions it calls (defaults.go), Kubernetes 1.32 with its default feature
-// gates (the alpha PodLevelResources and ImageVolume defaults are off). In place, on the JSON
-// wire form: a Go zero value (absent, null, "" or 0 for a non-pointer field) gets the default,
-// as a nil pointer (absent or null) does.
-import type { Pod } from "../../core/types.js";
+// the SetDefaults_* functions it calls (defaults.go), per claimed minor with its default feature
+// gates (pkg/features): what differs between 1.32 and 1.37 is marked with the minor. In place,
+// on the typed decoder's Go value (typed.ts): a Go zero value (absent, "" or 0 for a
+// non-pointer field) gets the default, as a nil pointer (absent) does.
+import { atLeast, type KubeletMinor } from "../../core/version.js";
 import { isObject, type JsonObject } from "../json_object.js";
 import { imageTag } from "./image.js";
 import { setData } from "./json.js";
+import type { Quantity } from "./quantity.js";
 
 type Defaults = (object: JsonObject) => void;
 
@@ -44,7 +45,22 @@ const objectFieldSelector: Defaults = (ref) => defaultZero(ref, "apiVersion", "v
 const downwardAPIItems: Defaults = (source) =>
   eachOf(source, "items", (item) => within(item, "fieldRef", objectFieldSelector));
 
-/** The fields of v1.VolumeSource in 1.32: all pointers; a volume with none is an emptyDir. */
+/**
+ * SetDefaults_ResourceList: every quantity rounded up to a milli unit (a finer one is rounded
+ * away from zero and loses its spelling).
+ */
+function resourceList(object: JsonObject, field: string): void {
+  const list = object[field];
+  if (!isObject(list)) return;
+  for (const key of Object.keys(list)) setData(list, key, (list[key] as Quantity).roundUp(-3));
+}
+
+const resourceRequirements: Defaults = (r) => {
+  resourceList(r, "limits");
+  resourceList(r, "requests");
+};
+
+/** The fields of v1.VolumeSource: all pointers; a volume with none is an emptyDir. */
 export const volumeSourceFields = [
   "hostPath",
   "emptyDir",
@@ -79,44 +95,58 @@ export const volumeSourceFields = [
 ] as const;
 
 /** SetDefaults_Volume and the defaults of each volume source (SetObjectDefaults_Pod's order). */
-const volume: Defaults = (v) => {
-  if (volumeSourceFields.every((field) => isUnset(v[field]))) v.emptyDir = {};
-  within(v, "hostPath", (s) => defaultNil(s, "type", "")); // HostPathUnset
-  within(v, "secret", (s) => defaultNil(s, "defaultMode", DefaultMode));
-  within(v, "iscsi", (s) => defaultZero(s, "iscsiInterface", "default"));
-  within(v, "rbd", (s) => {
-    defaultZero(s, "pool", "rbd");
-    defaultZero(s, "user", "admin");
-    defaultZero(s, "keyring", "/etc/ceph/keyring");
-  });
-  within(v, "downwardAPI", (s) => {
-    defaultNil(s, "defaultMode", DefaultMode);
-    downwardAPIItems(s);
-  });
-  within(v, "configMap", (s) => defaultNil(s, "defaultMode", DefaultMode));
-  within(v, "azureDisk", (s) => {
-    defaultNil(s, "cachingMode", "ReadWrite");
-    defaultNil(s, "fsType", "ext4");
-    defaultNil(s, "readOnly", false);
-    defaultNil(s, "kind", "Shared");
-  });
-  within(v, "projected", (s) => {
-    defaultNil(s, "defaultMode", DefaultMode);
-    eachOf(s, "sources", (projection) => {
-      within(projection, "downwardAPI", downwardAPIItems);
-      within(projection, "serviceAccountToken", (t) => defaultNil(t, "expirationSeconds", 3600));
+const volume =
+  (minor: KubeletMinor): Defaults =>
+  (v) => {
+    if (volumeSourceFields.every((field) => isUnset(v[field]))) v.emptyDir = {};
+    // ImageVolume: on by default from 1.35.
+    if (atLeast(minor, "1.35"))
+      within(v, "image", (image) => {
+        if (isZero(image.pullPolicy))
+          image.pullPolicy =
+            imageTag(typeof image.reference === "string" ? image.reference : "") === "latest"
+              ? "Always"
+              : "IfNotPresent";
+      });
+    within(v, "hostPath", (s) => defaultNil(s, "type", "")); // HostPathUnset
+    within(v, "secret", (s) => defaultNil(s, "defaultMode", DefaultMode));
+    within(v, "iscsi", (s) => defaultZero(s, "iscsiInterface", "default"));
+    within(v, "rbd", (s) => {
+      defaultZero(s, "pool", "rbd");
+      defaultZero(s, "user", "admin");
+      defaultZero(s, "keyring", "/etc/ceph/keyring");
     });
-  });
-  within(v, "scaleIO", (s) => {
-    defaultZero(s, "storageMode", "ThinProvisioned");
-    defaultZero(s, "fsType", "xfs");
-  });
-  within(v, "ephemeral", (e) =>
-    within(e, "volumeClaimTemplate", (t) =>
-      within(t, "spec", (spec) => defaultNil(spec, "volumeMode", "Filesystem")),
-    ),
-  );
-};
+    within(v, "downwardAPI", (s) => {
+      defaultNil(s, "defaultMode", DefaultMode);
+      downwardAPIItems(s);
+    });
+    within(v, "configMap", (s) => defaultNil(s, "defaultMode", DefaultMode));
+    within(v, "azureDisk", (s) => {
+      defaultNil(s, "cachingMode", "ReadWrite");
+      defaultNil(s, "fsType", "ext4");
+      defaultNil(s, "readOnly", false);
+      defaultNil(s, "kind", "Shared");
+    });
+    within(v, "projected", (s) => {
+      defaultNil(s, "defaultMode", DefaultMode);
+      eachOf(s, "sources", (projection) => {
+        within(projection, "downwardAPI", downwardAPIItems);
+        within(projection, "serviceAccountToken", (t) => defaultNil(t, "expirationSeconds", 3600));
+      });
+    });
+    within(v, "scaleIO", (s) => {
+      defaultZero(s, "storageMode", "ThinProvisioned");
+      defaultZero(s, "fsType", "xfs");
+    });
+    within(v, "ephemeral", (e) =>
+      within(e, "volumeClaimTemplate", (t) =>
+        within(t, "spec", (spec) => {
+          defaultNil(spec, "volumeMode", "Filesystem");
+          within(spec, "resources", resourceRequirements);
+        }),
+      ),
+    );
+  };
 
 /** SetDefaults_HTTPGetAction. */
 const httpGet: Defaults = (action) => {
@@ -134,23 +164,34 @@ const probe: Defaults = (p) => {
   within(p, "grpc", (g) => defaultNil(g, "service", ""));
 };
 
-/** SetDefaults_Container, then its ports, env, probes and lifecycle handlers. */
-const container: Defaults = (c) => {
-  if (isZero(c.imagePullPolicy))
-    c.imagePullPolicy =
-      imageTag(typeof c.image === "string" ? c.image : "") === "latest" ? "Always" : "IfNotPresent";
-  defaultZero(c, "terminationMessagePath", "/dev/termination-log");
-  defaultZero(c, "terminationMessagePolicy", "File");
-  eachOf(c, "ports", (port) => defaultZero(port, "protocol", "TCP"));
-  eachOf(c, "env", (env) =>
-    within(env, "valueFrom", (from) => within(from, "fieldRef", objectFieldSelector)),
-  );
-  for (const field of ["livenessProbe", "readinessProbe", "startupProbe"]) within(c, field, probe);
-  within(c, "lifecycle", (lifecycle) => {
-    within(lifecycle, "postStart", (h) => within(h, "httpGet", httpGet));
-    within(lifecycle, "preStop", (h) => within(h, "httpGet", httpGet));
-  });
-};
+/** SetDefaults_Container, then its ports, env, resources, probes and lifecycle handlers. */
+const container =
+  (minor: KubeletMinor): Defaults =>
+  (c) => {
+    if (isZero(c.imagePullPolicy))
+      c.imagePullPolicy =
+        imageTag(typeof c.image === "string" ? c.image : "") === "latest"
+          ? "Always"
+          : "IfNotPresent";
+    defaultZero(c, "terminationMessagePath", "/dev/termination-log");
+    defaultZero(c, "terminationMessagePolicy", "File");
+    eachOf(c, "ports", (port) => defaultZero(port, "protocol", "TCP"));
+    eachOf(c, "env", (env) =>
+      within(env, "valueFrom", (from) => {
+        within(from, "fieldRef", objectFieldSelector);
+        // EnvFiles: fileKeyRef.optional defaults to false from 1.34.
+        if (atLeast(minor, "1.34"))
+          within(from, "fileKeyRef", (ref) => defaultNil(ref, "optional", false));
+      }),
+    );
+    within(c, "resources", resourceRequirements);
+    for (const field of ["livenessProbe", "readinessProbe", "startupProbe"])
+      within(c, field, probe);
+    within(c, "lifecycle", (lifecycle) => {
+      within(lifecycle, "postStart", (h) => within(h, "httpGet", httpGet));
+      within(lifecycle, "preStop", (h) => within(h, "httpGet", httpGet));
+    });
+  };
 
 /** SetDefaults_Pod's part for one container list: requests default to limits. */
 function requestsFromLimits(containers: unknown): void {
@@ -177,8 +218,21 @@ function hostNetworkPorts(containers: unknown): void {
       });
 }
 
-/** SetObjectDefaults_Pod: `pod.spec` is created when absent (a Go struct always exists). */
-export function setObjectDefaultsPod(pod: Pod): void {
+/** The resource lists of one list of container statuses. */
+function containerStatuses(status: JsonObject, field: string): void {
+  eachOf(status, field, (s) => {
+    resourceList(s, "allocatedResources");
+    within(s, "resources", resourceRequirements);
+  });
+}
+
+/**
+ * SetObjectDefaults_Pod of `minor`: `pod.spec` is created when absent (a Go struct always
+ * exists). Not ported: the pod-level resources defaulting of 1.34-1.36 (PodLevelResources on,
+ * defaultHugePagePodLimits and defaultPodRequests, for a pod with `spec.resources`), declared
+ * in docs/validation.md.
+ */
+export function setObjectDefaultsPod(pod: JsonObject, minor: KubeletMinor): void {
   const spec: JsonObject = isObject(pod.spec) ? pod.spec : {};
   pod.spec = spec;
   // SetDefaults_Pod
@@ -195,8 +249,19 @@ export function setObjectDefaultsPod(pod: Pod): void {
   defaultNil(spec, "securityContext", {});
   defaultNil(spec, "terminationGracePeriodSeconds", 30);
   defaultZero(spec, "schedulerName", "default-scheduler");
-  eachOf(spec, "volumes", volume);
-  eachOf(spec, "initContainers", container);
-  eachOf(spec, "containers", container);
-  eachOf(spec, "ephemeralContainers", container);
+  eachOf(spec, "volumes", volume(minor));
+  eachOf(spec, "initContainers", container(minor));
+  eachOf(spec, "containers", container(minor));
+  eachOf(spec, "ephemeralContainers", container(minor));
+  resourceList(spec, "overhead");
+  within(spec, "resources", resourceRequirements);
+  const status = isObject(pod.status) ? pod.status : undefined;
+  if (!status) return;
+  containerStatuses(status, "initContainerStatuses");
+  containerStatuses(status, "containerStatuses");
+  containerStatuses(status, "ephemeralContainerStatuses");
+  if (atLeast(minor, "1.35")) {
+    resourceList(status, "allocatedResources");
+    within(status, "resources", resourceRequirements);
+  }
 }

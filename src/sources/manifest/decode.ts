@@ -1,109 +1,143 @@
 // Static pod manifest decoding: the kubelet's tryDecodeSinglePod / tryDecodePodList
-// (pkg/kubelet/config/common.go): parse, check the type, apply the static pod defaults, validate.
+// (pkg/kubelet/config/common.go): parse, read the kind, decode into the typed v1.Pod of the
+// node's kubelet minor, apply the API defaults, the conversion round trip and the static pod
+// defaults, validate.
 import type { Pod } from "../../core/types.js";
-import { NewestKubeletMinor } from "../../core/version.js";
+import { type KubeletMinor, NewestKubeletMinor } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { isObject, type JsonObject } from "../json_object.js";
 import { PodBounds, podBoundProblem } from "../pod_bounds.js";
 import { setObjectDefaultsPod } from "./api_defaults.js";
 import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
+import { type GoType, goSchema } from "./go_schema.js";
+import { Repeated } from "./json.js";
 import { parseYamlOrJson } from "./parse.js";
+import { decodeTyped, GoDecodeError, marshal } from "./typed.js";
 import { validateStaticPod } from "./validation.js";
 
 function decodeError(origin: StaticPodOrigin, detail: string): ManifestError {
   return new ManifestError("decode", origin.display ?? origin.location, detail);
 }
 
-function parse(data: Uint8Array, origin: StaticPodOrigin, what: string): JsonObject {
+/** The last value of a key given more than once (encoding/json into a struct). */
+const last = (v: unknown): unknown => (v instanceof Repeated ? v.values[v.values.length - 1] : v);
+
+/**
+ * The serializer's meta.Interpret: apiVersion and kind read by the standard encoding/json into
+ * a struct, so keys match case-insensitively (an exact match first) and the last one wins.
+ */
+function interpretKind(object: JsonObject): { apiVersion: string; kind: string } {
+  const found = { apiVersion: "", kind: "" };
+  for (const name of ["apiVersion", "kind"] as const) {
+    let exact = false;
+    for (const key of Object.keys(object)) {
+      const isExact = key === name;
+      if (!isExact && (exact || key.toLowerCase() !== name.toLowerCase())) continue;
+      exact ||= isExact;
+      const value = last(object[key]);
+      if (typeof value === "string") found[name] = value;
+      else if (value !== null)
+        throw new Error(
+          `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? "array" : typeof value === "boolean" ? "bool" : isObject(value) ? "object" : "number"} into Go struct field .${name} of type string`,
+        );
+    }
+  }
+  return found;
+}
+
+interface Parsed {
+  value: JsonObject;
+  kind: string;
+  minor: KubeletMinor;
+}
+
+function parse(data: Uint8Array, origin: StaticPodOrigin, what: string): Parsed {
   let value: unknown;
+  let kind: string;
+  let apiVersion: string;
   try {
-    value = parseYamlOrJson(data);
+    value = parseYamlOrJson(data, "preserve");
+    if (!isObject(value)) throw new Error("not an object");
+    ({ kind, apiVersion } = interpretKind(value));
   } catch (err) {
     throw decodeError(origin, `couldn't parse as ${what} (${errorMessage(err)})`);
   }
-  if (!isObject(value)) throw decodeError(origin, `couldn't parse as ${what} (not an object)`);
-  if (typeof value.kind !== "string" || value.kind === "")
-    throw decodeError(origin, "Object 'Kind' is missing");
-  if (value.apiVersion !== "v1")
+  if (kind === "") throw decodeError(origin, "Object 'Kind' is missing");
+  if (apiVersion !== "v1")
     throw decodeError(
       origin,
-      `apiVersion must be "v1" for kind ${JSON.stringify(value.kind)}, got ${JSON.stringify(value.apiVersion ?? "")}`,
+      `apiVersion must be "v1" for kind ${JSON.stringify(kind)}, got ${JSON.stringify(apiVersion)}`,
     );
-  return value;
-}
-
-function isStringMap(value: unknown): boolean {
-  return (
-    value === undefined ||
-    value === null ||
-    (isObject(value) && Object.values(value).every((v) => typeof v === "string"))
-  );
+  return { value, kind, minor: origin.kubeletMinor ?? NewestKubeletMinor };
 }
 
 /**
- * The shape a Go decoder into v1.Pod would insist on, for the fields the defaults and the
- * validation touch. Returns a field error or null.
+ * The v1 -> internal -> v1 round trip of the kubelet's decode (Convert_v1_Pod_To_core_Pod and
+ * back, pkg/apis/core/v1/conversion.go): the deprecated `serviceAccount` names the account when
+ * `serviceAccountName` does not and comes back equal to it; the legacy init container
+ * annotations are dropped; a negative terminationGracePeriodSeconds becomes 1; the internal
+ * PodStatus keeps podIPs only, podIP comes back as its first.
  */
-function shapeError(item: JsonObject): string | null {
-  const { metadata, spec, status } = item;
-  if (metadata !== undefined && !isObject(metadata)) return "metadata: must be an object";
-  if (isObject(metadata)) {
-    for (const field of ["name", "namespace", "uid"]) {
-      const v = metadata[field];
-      if (v !== undefined && v !== null && typeof v !== "string")
-        return `metadata.${field}: must be a string`;
-    }
-    if (!isStringMap(metadata.labels)) return "metadata.labels: must be a map of strings";
-    if (!isStringMap(metadata.annotations)) return "metadata.annotations: must be a map of strings";
-  }
-  if (spec !== undefined && spec !== null && !isObject(spec)) return "spec: must be an object";
-  if (status !== undefined && status !== null && !isObject(status))
-    return "status: must be an object";
-  const tolerations = isObject(spec) ? spec.tolerations : undefined;
-  if (tolerations !== undefined && tolerations !== null) {
-    if (!Array.isArray(tolerations) || !tolerations.every(isObject))
-      return "spec.tolerations: must be a list of objects";
-  }
-  return null;
-}
-
-/**
- * The v1 -> internal -> v1 round trip of the kubelet's decode: the deprecated `serviceAccount`
- * names the account when `serviceAccountName` does not, and comes back equal to it.
- */
-function convertServiceAccount(spec: JsonObject): void {
+function roundTrip(pod: JsonObject): void {
+  const spec = pod.spec as JsonObject;
   const name = spec.serviceAccountName || spec.serviceAccount;
-  if (typeof name !== "string" || name === "") return;
-  spec.serviceAccountName = name;
-  spec.serviceAccount = name;
+  if (typeof name === "string" && name !== "") {
+    spec.serviceAccountName = name;
+    spec.serviceAccount = name;
+  }
+  const meta = pod.metadata as JsonObject | undefined;
+  const annotations = meta?.annotations as JsonObject | undefined;
+  if (annotations) for (const key of initContainerAnnotations) delete annotations[key];
+  const grace = spec.terminationGracePeriodSeconds;
+  if (typeof grace === "number" && grace < 0) spec.terminationGracePeriodSeconds = 1;
+  const status = pod.status as JsonObject | undefined;
+  if (status && typeof status.podIP === "string" && status.podIP !== "") {
+    const ips = status.podIPs as JsonObject[] | undefined;
+    if (!ips || ips.length === 0 || ips[0]?.ip !== status.podIP)
+      status.podIPs = [{ ip: status.podIP }];
+  }
+  const ips = status?.podIPs as JsonObject[] | undefined;
+  if (status && ips && ips.length > 0) status.podIP = ips[0]?.ip ?? "";
 }
 
+/** pkg/apis/core/v1/conversion.go's initContainerAnnotations. */
+const initContainerAnnotations = [
+  "pod.beta.kubernetes.io/init-containers",
+  "pod.alpha.kubernetes.io/init-containers",
+  "pod.beta.kubernetes.io/init-container-statuses",
+  "pod.alpha.kubernetes.io/init-container-statuses",
+];
+
 /**
- * One pod object (a manifest, or a PodList item) -> a defaulted, validated Pod. `path` prefixes
- * field errors: "" for a manifest, "items[i]." for a list item.
+ * One pod object (a manifest, or a PodList item, as the typed decoder left it) -> a defaulted,
+ * validated Pod in the wire form the kubelet would marshal.
  */
-function toStaticPod(item: unknown, origin: StaticPodOrigin, path: string): Pod {
-  if (!isObject(item))
-    throw decodeError(origin, `invalid pod: ${path.replace(/\.$/, "")}: must be an object`);
-  const shape = shapeError(item);
-  if (shape) throw decodeError(origin, `invalid pod: ${path}${shape}`);
-  const { metadata, spec, status, ...rest } = item;
-  const meta = isObject(metadata) ? { ...metadata } : {};
-  // Checked before the defaults, with the kubelet's words: afterwards an empty name would
-  // read "-<node>".
-  if (!meta.name) throw decodeError(origin, "invalid pod: name is needed for the pod");
-  const pod: Pod = { ...rest, apiVersion: "v1", kind: "Pod", metadata: meta };
-  if (isObject(spec)) pod.spec = spec;
-  if (isObject(status)) pod.status = status;
-  // The legacy codec's decode: the API's defaults, and the v1 -> internal conversion.
-  setObjectDefaultsPod(pod);
-  convertServiceAccount(pod.spec as JsonObject);
+function toStaticPod(item: JsonObject, origin: StaticPodOrigin, minor: KubeletMinor): Pod {
+  const schema = goSchema(minor);
+  // The legacy codec's decode: the API's defaults, then the v1 -> internal conversion.
+  setObjectDefaultsPod(item, minor);
+  roundTrip(item);
+  // The internal Pod has no TypeMeta set, nor has the v1 Pod converted back from it.
+  delete item.kind;
+  delete item.apiVersion;
+  const pod = marshal(schema.pod, item) as Pod;
+  if (!pod.metadata.name) throw decodeError(origin, "invalid pod: name is needed for the pod");
   applyDefaults(pod, origin);
   // The kubelet validates each PodList item on its own: no "items[i]" in the field paths.
-  const refused = validateStaticPod(pod, origin.kubeletMinor ?? NewestKubeletMinor);
+  const refused = validateStaticPod(pod, minor);
   if (refused !== null) throw decodeError(origin, refused);
   return pod;
+}
+
+/** The typed decode of the whole document; Go's error text on failure. */
+function decodeInto(origin: StaticPodOrigin, type: GoType, value: JsonObject): JsonObject {
+  try {
+    return decodeTyped(type, value);
+  } catch (err) {
+    if (err instanceof GoDecodeError) throw decodeError(origin, err.message);
+    throw err;
+  }
 }
 
 /**
@@ -113,10 +147,10 @@ function toStaticPod(item: unknown, origin: StaticPodOrigin, path: string): Pod 
  */
 export function tryDecodeSinglePod(data: Uint8Array, origin: StaticPodOrigin): Pod {
   return decoding(origin, () => {
-    const value = parse(data, origin, "pod");
-    if (value.kind !== "Pod")
-      throw decodeError(origin, `kind must be "Pod", got ${JSON.stringify(value.kind)}`);
-    return toStaticPod(value, origin, "");
+    const { value, kind, minor } = parse(data, origin, "pod");
+    if (kind !== "Pod")
+      throw decodeError(origin, `kind must be "Pod", got ${JSON.stringify(kind)}`);
+    return toStaticPod(decodeInto(origin, goSchema(minor).pod, value), origin, minor);
   });
 }
 
@@ -127,19 +161,18 @@ export function tryDecodeSinglePod(data: Uint8Array, origin: StaticPodOrigin): P
  */
 export function tryDecodePodList(data: Uint8Array, origin: StaticPodOrigin): Pod[] {
   return decoding(origin, () => {
-    const value = parse(data, origin, "single or multiple pods");
-    if (value.kind === "Pod") return [toStaticPod(value, origin, "")];
-    if (value.kind !== "PodList")
-      throw decodeError(
-        origin,
-        `kind must be "Pod" or "PodList", got ${JSON.stringify(value.kind)}`,
-      );
-    const items = value.items ?? [];
-    if (!Array.isArray(items)) throw decodeError(origin, "items: must be a list");
-    // Before any item is defaulted or copied: a 10 MiB list of 120,000 tiny pods took 1 GB.
-    if (items.length > PodBounds.maxAll)
-      throw decodeError(origin, `items: ${podBoundProblem([], items.length)}`);
-    return items.map((item, i) => toStaticPod(item, origin, `items[${i}].`));
+    const { value, kind, minor } = parse(data, origin, "single or multiple pods");
+    const schema = goSchema(minor);
+    if (kind === "Pod") return [toStaticPod(decodeInto(origin, schema.pod, value), origin, minor)];
+    if (kind !== "PodList")
+      throw decodeError(origin, `kind must be "Pod" or "PodList", got ${JSON.stringify(kind)}`);
+    // Before any item is decoded or defaulted: a 10 MiB list of 120,000 tiny pods took 1 GB.
+    const raw = last(value.items);
+    if (Array.isArray(raw) && raw.length > PodBounds.maxAll)
+      throw decodeError(origin, `items: ${podBoundProblem([], raw.length)}`);
+    const list = decodeInto(origin, schema.podList, value);
+    const items = (list.items ?? []) as JsonObject[];
+    return items.map((item) => toStaticPod(item, origin, minor));
   });
 }
 

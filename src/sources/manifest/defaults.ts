@@ -1,5 +1,4 @@
 // The kubelet's applyDefaults (pkg/kubelet/config/common.go) for static pods from a file or URL.
-
 import { createHash } from "node:crypto";
 import { ConfigHashAnnotationKey, type Pod } from "../../core/types.js";
 import type { KubeletMinor } from "../../core/version.js";
@@ -13,7 +12,7 @@ export interface StaticPodOrigin {
   /** The location as it may be shown in messages (a URL without credentials); default `location`. */
   display?: string;
   nodeName: string;
-  /** The kubelet minor whose decoding this copy follows; default the newest claimed. */
+  /** The node's kubelet minor, whose decoding and rules apply; default the newest claimed. */
   kubeletMinor?: KubeletMinor;
 }
 
@@ -42,20 +41,24 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * The UID the kubelet generates for a static pod without one: hex MD5 over `host:<node>` and
- * `file:<path>` for a file (`url:<url>` only, for a URL), then the pod as decoded. The pod part
- * is a canonical JSON instead of Go's DeepHashObject, so the values differ from a real kubelet's
- * but keep its properties: stable across restarts, different per node (file), path/URL and content.
+ * The UID the kubelet generates for a static pod without one, in upstream's order: hex MD5 over
+ * the pod as decoded first (DeepHashObject resets the hasher and writes the pod), then
+ * `host:<node>` and `file:<path>` for a file, or `url:<url>` for a URL. The pod part is the
+ * canonical JSON of the pod as the typed decoder leaves it (unknown fields and Go zero values
+ * gone, quantities canonical, selfLink kept as the kubelet's ObjectMeta keeps it) instead of
+ * go-spew's dump of the internal Pod: the values differ from a real kubelet's (declared in
+ * docs/validation.md, compared with UIDs mapped) but two manifests get the same UID exactly
+ * when they decode to the same pod, as in the kubelet.
  */
 function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
   const hasher = createHash("md5");
+  hasher.update(canonicalJson(pod));
   if (origin.source === "file") {
     hasher.update(`host:${origin.nodeName}`);
     hasher.update(`file:${origin.location}`);
   } else {
     hasher.update(`url:${origin.location}`);
   }
-  hasher.update(canonicalJson(pod));
   return hasher.digest("hex");
 }
 

@@ -7,6 +7,27 @@ export class JsonSyntaxError extends Error {
 }
 
 /**
+ * A number whose literal text matters to a typed decoder (Go refuses `1.0` or `1e3` for an int,
+ * and a Quantity parses the literal): any number but a plain integer of at most 15 digits,
+ * which a JS number holds exactly.
+ */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+}
+
+/** A key given more than once in one object: its values in order, for a typed decoder. */
+export class Repeated {
+  constructor(readonly values: unknown[]) {}
+}
+
+/**
+ * `merge`: Go's semantics for a key given twice, untyped (decodeInto), and numbers as JS
+ * numbers. `preserve`: what a typed decoder needs instead, Repeated keys and JsonNumber
+ * literals (typed.ts).
+ */
+export type JsonMode = "merge" | "preserve";
+
+/**
  * A key given twice in one object: Go decodes the second value *into* the first. Objects
  * (structs, pointers to structs, maps) merge key by key; arrays (slices) reuse their elements
  * and take the second one's length; null clears (pointer, map, slice); anything else replaces.
@@ -39,6 +60,7 @@ export function setData(object: JsonObject, key: string, value: unknown): void {
 }
 
 const numberPattern = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const exactInteger = /^-?[0-9]{1,15}$/;
 
 /** A recursive-descent JSON parser over one string; every character is looked at once. */
 class Parser {
@@ -48,6 +70,7 @@ class Parser {
     private readonly text: string,
     private readonly maxDepth: number,
     private readonly tooDeep: string,
+    private readonly mode: JsonMode,
   ) {}
 
   parseDocument(): unknown {
@@ -96,7 +119,13 @@ class Parser {
       if (this.text.charCodeAt(this.pos) !== 0x3a /* : */) this.fail("after object key");
       this.pos++;
       const value = this.value(depth);
-      setData(object, key, Object.hasOwn(object, key) ? decodeInto(object[key], value) : value);
+      if (!Object.hasOwn(object, key)) setData(object, key, value);
+      else if (this.mode === "merge") setData(object, key, decodeInto(object[key], value));
+      else {
+        const previous = object[key];
+        if (previous instanceof Repeated) previous.values.push(value);
+        else setData(object, key, new Repeated([previous, value]));
+      }
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos++);
       if (c === 0x7d /* } */) return object;
@@ -161,11 +190,12 @@ class Parser {
     return value;
   }
 
-  private number(): number {
+  private number(): number | JsonNumber {
     numberPattern.lastIndex = this.pos;
     const match = numberPattern.exec(this.text);
     if (!match) return this.fail("looking for beginning of value");
     this.pos += match[0].length;
+    if (this.mode === "preserve" && !exactInteger.test(match[0])) return new JsonNumber(match[0]);
     return Number(match[0]);
   }
 
@@ -191,6 +221,11 @@ class Parser {
  * Parses strict JSON (RFC 8259). Throws JsonSyntaxError on a syntax error or on nesting
  * deeper than `maxDepth` (the message is `tooDeep`).
  */
-export function parseJson(text: string, maxDepth: number, tooDeep: string): unknown {
-  return new Parser(text, maxDepth, tooDeep).parseDocument();
+export function parseJson(
+  text: string,
+  maxDepth: number,
+  tooDeep: string,
+  mode: JsonMode = "merge",
+): unknown {
+  return new Parser(text, maxDepth, tooDeep, mode).parseDocument();
 }

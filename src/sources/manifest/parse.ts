@@ -13,7 +13,7 @@ import {
   type Tags,
   visit,
 } from "yaml";
-import { JsonSyntaxError, parseJson } from "./json.js";
+import { type JsonMode, JsonSyntaxError, parseJson } from "./json.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -26,8 +26,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const MaxDepth = 1000;
 const tooDeep = `nested deeper than ${MaxDepth} levels`;
 
-/** apimachinery's hasJSONPrefix: "{" after Go's unicode.IsSpace (which, unlike \s, has no BOM). */
-const jsonPrefix = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*\{/;
+/** Go's unicode.IsSpace as a character class (unlike \s, it has no BOM). */
+export const goSpace =
+  "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+/** apimachinery's hasJSONPrefix: "{" after Go's spaces. */
+const jsonPrefix = new RegExp(`^${goSpace}*\\{`);
 
 /** go-yaml v2's !!binary: the base64 decoded into a string (invalid UTF-8 becomes U+FFFD in JSON). */
 const goBinary: ScalarTag = {
@@ -56,9 +60,10 @@ function goYamlTags(tags: Tags): Tags {
  * deeper than MaxDepth (a YAML anchor that contains its own alias is infinitely deep).
  *
  * A key given twice keeps the last value in YAML (go-yaml v2 into a map, then JSON) and is
- * decoded into the first value in JSON (Go's encoding/json into the typed Pod): see json.ts.
+ * decoded into the first value in JSON (Go's encoding/json into the typed Pod): see json.ts,
+ * whose `mode` says whether that is done here (merge) or left to a typed decoder (preserve).
  */
-export function parseYamlOrJson(data: Uint8Array): unknown {
+export function parseYamlOrJson(data: Uint8Array, mode: JsonMode = "merge"): unknown {
   let text: string;
   try {
     text = utf8.decode(data);
@@ -66,15 +71,15 @@ export function parseYamlOrJson(data: Uint8Array): unknown {
     throw new Error("not valid UTF-8");
   }
   // JSON only: a syntax error is final, as in the kubelet (never handed to the YAML parser).
-  if (jsonPrefix.test(text)) return parseJsonDocument(text);
+  if (jsonPrefix.test(text)) return parseJsonDocument(text, mode);
   const value = parseYaml(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   if (nestedDeeperThan(value, MaxDepth)) throw new Error(tooDeep);
   return value;
 }
 
-function parseJsonDocument(text: string): unknown {
+function parseJsonDocument(text: string, mode: JsonMode): unknown {
   try {
-    return parseJson(text, MaxDepth, tooDeep);
+    return parseJson(text, MaxDepth, tooDeep, mode);
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw new Error(err.message);
     throw err;

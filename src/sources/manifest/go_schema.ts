@@ -1,0 +1,119 @@
+// v1.Pod and v1.PodList as Go's encoding/json sees them, per claimed kubelet minor: generated
+// from k8s.io/api by oracle/schema (npm run schema), committed as schema/v<minor>.json.
+import type { KubeletMinor } from "../../core/version.js";
+import v1_32 from "./schema/v1.32.json" with { type: "json" };
+import v1_33 from "./schema/v1.33.json" with { type: "json" };
+import v1_34 from "./schema/v1.34.json" with { type: "json" };
+import v1_35 from "./schema/v1.35.json" with { type: "json" };
+import v1_36 from "./schema/v1.36.json" with { type: "json" };
+import v1_37 from "./schema/v1.37.json" with { type: "json" };
+
+/** A Go kind as oracle/schema names it; `custom` is a type with its own UnmarshalJSON. */
+export type GoKind =
+  | "struct"
+  | "ptr"
+  | "slice"
+  | "map"
+  | "string"
+  | "bool"
+  | "int32"
+  | "int64"
+  | "custom";
+
+export interface GoField {
+  readonly json: string;
+  readonly type: GoType;
+  readonly omitEmpty: boolean;
+  readonly omitZero: boolean;
+}
+
+/** One Go type; `name` is reflect's Type.String() ("v1.PodSpec", "[]v1.Container", "*int64"). */
+export interface GoType {
+  readonly name: string;
+  readonly kind: GoKind;
+  /** The struct's name as reflect's Type.Name() gives it, for error messages ("PodSpec"). */
+  readonly structName: string;
+  /** Pointee, element or map value. */
+  elem?: GoType;
+  /** Struct fields in Go's marshalling order, and by JSON name (exact, case-sensitive). */
+  fields?: readonly GoField[];
+  byName?: ReadonlyMap<string, GoField>;
+}
+
+interface SchemaData {
+  roots: string[];
+  types: { name: string; kind: string; elem?: string; fields?: (string | number)[][] }[];
+}
+
+export interface GoSchema {
+  readonly pod: GoType;
+  readonly podList: GoType;
+}
+
+/** The custom (json.Unmarshaler) types the typed decoder implements. */
+export const customTypes = [
+  "resource.Quantity",
+  "intstr.IntOrString",
+  "v1.Time",
+  "v1.FieldsV1",
+] as const;
+
+function link(data: SchemaData): GoSchema {
+  const types = new Map<string, GoType>();
+  for (const t of data.types) {
+    if (t.kind === "custom" && !(customTypes as readonly string[]).includes(t.name))
+      throw new Error(`schema: custom type ${t.name} has no decoder`);
+    types.set(t.name, {
+      name: t.name,
+      kind: t.kind as GoKind,
+      structName: t.name.slice(t.name.lastIndexOf(".") + 1),
+    });
+  }
+  const get = (name: string): GoType => {
+    const t = types.get(name);
+    if (!t) throw new Error(`schema: type ${name} is not described`);
+    return t;
+  };
+  for (const t of data.types) {
+    const linked = get(t.name);
+    if (t.elem) linked.elem = get(t.elem);
+    if (t.fields) {
+      const fields = t.fields.map(([json, type, options]) => {
+        const field = {
+          json: json as string,
+          type: get(type as string),
+          omitEmpty: ((options as number) & 1) !== 0,
+          omitZero: ((options as number) & 2) !== 0,
+        };
+        // typed.ts knows IsZero for the basic kinds and for Time only.
+        const zeroKnown = ["string", "bool", "int32", "int64"].includes(field.type.kind);
+        if (field.omitZero && !zeroKnown && field.type.name !== "v1.Time")
+          throw new Error(`schema: omitzero on ${t.name}.${field.json} is not supported`);
+        return field;
+      });
+      linked.fields = fields;
+      linked.byName = new Map(fields.map((f) => [f.json, f]));
+    }
+  }
+  return { pod: get("v1.Pod"), podList: get("v1.PodList") };
+}
+
+const data: Record<KubeletMinor, SchemaData> = {
+  "1.32": v1_32,
+  "1.33": v1_33,
+  "1.34": v1_34,
+  "1.35": v1_35,
+  "1.36": v1_36,
+  "1.37": v1_37,
+};
+const linked = new Map<KubeletMinor, GoSchema>();
+
+/** The schema of a minor, linked on first use. */
+export function goSchema(minor: KubeletMinor): GoSchema {
+  let schema = linked.get(minor);
+  if (!schema) {
+    schema = link(data[minor]);
+    linked.set(minor, schema);
+  }
+  return schema;
+}
