@@ -1,12 +1,14 @@
 // `npm run bench:footprint`: resident memory of the exporter with all three sources (file on
 // examples/manifests, a manifest URL on a local server, the api source against the HTTPS fake
-// apiserver with a bearer token; bench/footprint_server.ts) against a minimal express +
+// apiserver with a bearer token) and the kubelet cross-check (a live fake kubelet over TLS),
+// their servers in another process (bench/footprint_server.ts), against a minimal express +
 // prom-client server (bench/idle/minimal_server.ts), started in the same run and scraped every
-// 5 s. After BENCH_SECONDS (default 30) of idle, prints each one's RSS (VmRSS) and peak
-// (VmHWM) from /proc/<pid>/status and the ratios. BENCH_BEFORE=<checkout> adds the exporter of
-// another checkout (e.g. main before a change) to the same run; BENCH_PODS (default 30) pods on
-// the node, BENCH_CHURN_RATE status updates a second (default none: idle). All run under tsx
-// alike.
+// 5 s. The exporter runs as the image runs it: `node dist/main.js` with NODE_ENV=production
+// (build first: npm run build). After BENCH_SECONDS (default 30) of idle, prints each one's RSS
+// (VmRSS) and peak (VmHWM) from /proc/<pid>/status and the ratios. BENCH_BEFORE=<checkout> adds
+// the built exporter of another checkout (e.g. main before a change) to the same run;
+// BENCH_PODS (default 30) pods on the node, BENCH_CHURN_RATE status updates a second (default
+// none: idle). BENCH_NODE_OPTIONS is given to the exporters' node (e.g. a heap setting to try).
 // Linux only.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -34,12 +36,14 @@ interface Target {
 
 const children: ChildProcess[] = [];
 
-/** Starts `args` under tsx in `cwd`; resolves once `found` extracts something from its output. */
-async function start(cwd: string, args: string[], found: (output: string) => string | undefined) {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** Starts node with `args` in `cwd`; resolves once `found` extracts something from its output. */
+async function start(
+  cwd: string,
+  args: string[],
+  found: (output: string) => string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+) {
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let output = "";
   const value = await new Promise<string>((resolve, reject) => {
@@ -57,39 +61,47 @@ async function start(cwd: string, args: string[], found: (output: string) => str
 
 const listening = (output: string) => /Listening.*?127\.0\.0\.1:(\d+)/.exec(output)?.[1];
 
-async function exporter(name: string, checkout: string, kubeconfig: string, manifestUrl: string) {
+interface Servers {
+  kubeconfig: string;
+  manifestUrl: string;
+  kubelet: { url: string; caFile: string; tokenFile: string };
+}
+
+async function exporter(name: string, checkout: string, servers: Servers) {
   const { child, value } = await start(
     checkout,
     [
-      "src/main.ts",
+      ...(process.env.BENCH_NODE_OPTIONS?.split(" ").filter(Boolean) ?? []),
+      "dist/main.js",
       `--pod-manifest-path=${join(checkout, "examples/manifests")}`,
-      `--manifest-url=${manifestUrl}`,
-      `--kubeconfig=${kubeconfig}`,
+      `--manifest-url=${servers.manifestUrl}`,
+      `--kubeconfig=${servers.kubeconfig}`,
+      `--kubelet.url=${servers.kubelet.url}`,
+      `--kubelet.ca-file=${servers.kubelet.caFile}`,
+      `--kubelet.token-file=${servers.kubelet.tokenFile}`,
       "--node-name=node-1",
       "--web.listen-address=127.0.0.1:0",
       "--log.format=logfmt",
     ],
     listening,
+    { ...process.env, NODE_ENV: "production" },
   );
   return { name, child, url: `http://127.0.0.1:${value}` };
 }
 
 try {
-  const servers = await start(
+  const started = await start(
     root,
-    ["bench/footprint_server.ts"],
+    ["--import", "tsx", "bench/footprint_server.ts"],
     (output) => /^\{.*\}$/m.exec(output)?.[0],
   );
-  const { kubeconfig, manifestUrl } = JSON.parse(servers.value) as {
-    kubeconfig: string;
-    manifestUrl: string;
-  };
-  const targets: Target[] = [await exporter("exporter, 3 sources", root, kubeconfig, manifestUrl)];
+  const servers = JSON.parse(started.value) as Servers;
+  const targets: Target[] = [await exporter("exporter, 3 sources + kubelet", root, servers)];
   const before = process.env.BENCH_BEFORE;
-  if (before) targets.push(await exporter(`before (${before})`, before, kubeconfig, manifestUrl));
+  if (before) targets.push(await exporter(`before (${before})`, before, servers));
   const minimal = await start(
     root,
-    ["bench/idle/minimal_server.ts"],
+    ["--import", "tsx", "bench/idle/minimal_server.ts"],
     (output) => /listening on (\d+)/.exec(output)?.[1],
   );
   targets.push({
@@ -102,14 +114,25 @@ try {
     await Promise.all(targets.map((t) => fetch(`${t.url}/metrics`).then((r) => r.text())));
     await sleep(Math.min(scrapeEveryMs, Math.max(0, end - Date.now())));
   }
-  // Every source synced (the api source authenticated over TLS): /readyz answers 200.
+  // Every source synced (the api source authenticated over TLS): /readyz answers 200; the
+  // cross-check polled the kubelet: podconfig_kubelet_up is 1.
   const ready = await Promise.all(
     targets.map((t) => fetch(`${t.url}/readyz`).then((r) => String(r.status))),
+  );
+  const kubeletUp = await Promise.all(
+    targets
+      .slice(0, -1)
+      .map((t) =>
+        fetch(`${t.url}/metrics`).then(
+          async (r) =>
+            /^podconfig_kubelet_up(?:\{[^}]*\})? (\S+)$/m.exec(await r.text())?.[1] ?? "absent",
+        ),
+      ),
   );
   const figures = targets.map((t) => memory(t.child.pid as number));
   const reference = figures[figures.length - 1] as { rss: number; peak: number };
   console.log(
-    `RSS after ${seconds} s, ${process.env.BENCH_PODS ?? 30} pods, ${process.env.BENCH_CHURN_RATE ?? 0} updates/s, scraped every ${scrapeEveryMs / 1000} s (/readyz: ${ready.slice(0, -1).join(", ")}):`,
+    `RSS after ${seconds} s, ${process.env.BENCH_PODS ?? 30} pods, ${process.env.BENCH_CHURN_RATE ?? 0} updates/s, scraped every ${scrapeEveryMs / 1000} s (/readyz: ${ready.slice(0, -1).join(", ")}; podconfig_kubelet_up: ${kubeletUp.join(", ")}):`,
   );
   console.log("| process | RSS MiB | x minimal | peak RSS MiB | x minimal |");
   console.log("| --- | ---: | ---: | ---: | ---: |");

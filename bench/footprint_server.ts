@@ -1,15 +1,18 @@
 // The servers side of bench/footprint, in its own process so their memory is not billed to the
 // exporter: the fake apiserver over HTTPS with a bearer token (node-1 and its pods), and a
-// manifest URL serving one of examples/manifests. Prints {kubeconfig, manifestUrl} as JSON.
+// manifest URL serving one of examples/manifests, and a kubelet for the cross-check (its /metrics
+// over TLS, a serving certificate for 127.0.0.1 from a CA of its own, a bearer token; live: it
+// relists and counts between polls). Prints {kubeconfig, manifestUrl, kubelet} as JSON.
 // With BENCH_CHURN_RATE, writes that many pod status updates a second (round-robin, a share
 // every 10 ms), as bench/churn does, for the exporter's memory under churn.
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../src/core/types.js";
 import { FakeApiserver } from "../test/support/fake_apiserver.js";
+import { FakeKubelet, makeTestPKI } from "../test/support/fake_kubelet.js";
 import { benchPod } from "./pods.js";
 
 const pods = Number(process.env.BENCH_PODS ?? 30);
@@ -30,17 +33,23 @@ if (rate > 0) {
     }
   }, 10);
 }
-const kubeconfig = await fake.writeKubeconfig(
-  await mkdtemp(join(tmpdir(), "bench-footprint-")),
-  "bench-token",
-);
+const dir = await mkdtemp(join(tmpdir(), "bench-footprint-"));
+const kubeconfig = await fake.writeKubeconfig(dir, "bench-token");
+const pki = await makeTestPKI();
+const kubeletServer = await FakeKubelet.start(pki);
+kubeletServer.live = true;
+const tokenFile = join(dir, "kubelet-token");
+await writeFile(tokenFile, kubeletServer.token);
+const kubelet = { url: kubeletServer.url, caFile: pki.caFile, tokenFile };
 const manifest = await readFile(new URL("../examples/manifests/etcd.yaml", import.meta.url));
 const server = createServer((_request, response) => response.end(manifest));
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const manifestUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/etcd.yaml`;
-console.log(JSON.stringify({ kubeconfig, manifestUrl }));
+console.log(JSON.stringify({ kubeconfig, manifestUrl, kubelet }));
 process.on("SIGTERM", async () => {
   server.close();
+  await kubeletServer.close();
+  await pki.remove();
   await fake.close();
   process.exit(0);
 });

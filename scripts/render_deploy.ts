@@ -13,6 +13,9 @@ export const deployDir = join(repoRoot, "deploy");
 const operatorDir = join(deployDir, "components", "prometheus-operator", "generated");
 const rulesDir = join(repoRoot, "prometheus", "rules");
 const dashboardsDir = join(repoRoot, "dashboards");
+/** The Helm chart's copies of the rules and dashboards (a chart can only read its own files). */
+export const chartDir = join(repoRoot, "charts", "podconfig-exporter");
+const chartFilesDir = join(chartDir, "files");
 
 const labels = { "app.kubernetes.io/name": "podconfig-exporter" };
 /** The label kube-prometheus-stack's Grafana sidecar looks for (its default, "1"). */
@@ -25,13 +28,17 @@ function header(sources: string): string {
 const yamlOptions = { lineWidth: 0 } as const;
 
 /** Every group of every rule file, in file order: the rules Prometheus loads from rule_files. */
-function prometheusRule(): string {
+function ruleGroups(): unknown[] {
   const files = readdirSync(rulesDir)
     .filter((f) => f.endsWith(".rules.yml"))
     .sort();
-  const groups = files.flatMap(
+  return files.flatMap(
     (f) => (parse(readFileSync(join(rulesDir, f), "utf8")) as { groups: unknown[] }).groups,
   );
+}
+
+function prometheusRule(): string {
+  const groups = ruleGroups();
   const rule = {
     apiVersion: "monitoring.coreos.com/v1",
     kind: "PrometheusRule",
@@ -43,10 +50,7 @@ function prometheusRule(): string {
 
 /** One ConfigMap per dashboard, the JSON byte for byte, for the Grafana sidecar to load. */
 function dashboardConfigMaps(): string {
-  const files = readdirSync(dashboardsDir)
-    .filter((f) => f.endsWith(".json"))
-    .sort();
-  const maps = files.map((f) => ({
+  const maps = dashboardFiles().map((f) => ({
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: {
@@ -58,12 +62,30 @@ function dashboardConfigMaps(): string {
   return header("dashboards/*.json") + maps.map((m) => stringify(m, yamlOptions)).join("---\n");
 }
 
+function dashboardFiles(): string[] {
+  return readdirSync(dashboardsDir)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
+}
+
 /** The generated files, by path relative to the repository. */
 export function generatedDeployFiles(): Map<string, string> {
   const rel = (path: string) => path.slice(repoRoot.length);
   return new Map([
     [rel(join(operatorDir, "prometheusrule.yaml")), prometheusRule()],
     [rel(join(operatorDir, "dashboards.yaml")), dashboardConfigMaps()],
+    // The PrometheusRule's spec in the chart (its template adds the metadata).
+    [
+      rel(join(chartFilesDir, "prometheus-rules.yaml")),
+      header("prometheus/rules/*.rules.yml") + stringify({ groups: ruleGroups() }, yamlOptions),
+    ],
+    ...dashboardFiles().map(
+      (f) =>
+        [
+          rel(join(chartFilesDir, "dashboards", f)),
+          readFileSync(join(dashboardsDir, f), "utf8"),
+        ] as [string, string],
+    ),
   ]);
 }
 

@@ -3,6 +3,8 @@
 // tokens rotate), the whole exchange bounded in time and the body in size.
 import http from "node:http";
 import https from "node:https";
+import { isIP } from "node:net";
+import tls from "node:tls";
 import { errorMessage } from "../sources/error_message.js";
 import { readConfigText } from "../sources/file/config_file.js";
 import {
@@ -92,7 +94,7 @@ export async function fetchKubeletMetrics(
       ? {
           ca: ca === undefined ? undefined : ca,
           rejectUnauthorized: !options.insecureSkipVerify,
-          ...(options.tlsServerName === undefined ? {} : { servername: options.tlsServerName }),
+          ...serverNameOptions(options.tlsServerName),
         }
       : {};
   return new Promise<KubeletFetchResult>((resolve, reject) => {
@@ -162,6 +164,19 @@ function readError(error: unknown): KubeletPollError {
     return new KubeletPollError("too_large", error.message);
   if (error instanceof ExpositionError) return new KubeletPollError("parse", error.message);
   return new KubeletPollError("parse", errorMessage(error));
+}
+
+/**
+ * The certificate is checked against `serverName` instead of the URL's host; SNI carries it
+ * only when it is a DNS name (RFC 6066 has no IP addresses in SNI, and Node warns on one), so
+ * the host IP works as a server name too (kubelet-tls-bootstrap).
+ */
+function serverNameOptions(serverName: string | undefined): tls.ConnectionOptions {
+  if (serverName === undefined) return {};
+  return {
+    ...(isIP(serverName) === 0 ? { servername: serverName } : {}),
+    checkServerIdentity: (_host, cert) => tls.checkServerIdentity(serverName, cert),
+  };
 }
 
 function statusError(status: number): KubeletPollError {

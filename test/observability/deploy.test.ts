@@ -19,8 +19,7 @@ import {
   renderOverlay,
   repoRoot,
 } from "../../scripts/render_deploy.js";
-import { resolveConfig } from "../../src/cli/config.js";
-import { withServiceEnv } from "../support/service_env.js";
+import { placeKubeletConfig, resolveContainer } from "../support/container_config.js";
 import { type KubeObject, schemaErrors } from "./k8s_schema.js";
 import { ruleFiles } from "./promql.js";
 
@@ -91,6 +90,14 @@ test("the schema check refuses an unknown field, a wrong type and a value outsid
   assert.match(errors, /PodMonitor .*'"relabeling"' does not exist/);
 });
 
+/** Each overlay's kubelet TLS mode (its kubelet-tls-* component). */
+const expectedKubeletTLS: Record<string, string> = {
+  "api-only": "server-tls-bootstrap",
+  kubeadm: "kubeadm",
+  "kube-prometheus": "kubeadm",
+  "other-paths": "kubeadm",
+};
+
 /** The one overlay that adds the prometheus-operator component and the NetworkPolicy. */
 const operatorOverlay = "kube-prometheus";
 
@@ -154,15 +161,33 @@ for (const overlay of overlayNames()) {
       assert.deepEqual(nodeName?.valueFrom, { fieldRef: { fieldPath: "spec.nodeName" } });
     });
 
-    test("cross-checks the node's kubelet on its host IP, verified against the cluster CA", () => {
+    test("a node agent: system-node-critical, Linux nodes only", () => {
+      assert.equal(pod.priorityClassName, "system-node-critical");
+      assert.deepEqual(pod.nodeSelector, { "kubernetes.io/os": "linux" });
+    });
+
+    test("cross-checks the node's kubelet on its host IP, with one kubelet TLS mode set explicitly", () => {
       const hostIP = (container.env as KubeObject[]).find((e) => e.name === "HOST_IP");
       assert.deepEqual(hostIP?.valueFrom, { fieldRef: { fieldPath: "status.hostIP" } });
       const args = container.args as string[];
       assert.ok(args.includes("--kubelet.url=https://$(HOST_IP):10250/metrics"));
-      assert.ok(
-        args.includes("--kubelet.ca-file=/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"),
+      assert.ok(!args.some((a) => /^--kubelet\.(ca-file|tls-server-name|insecure)/.test(a)));
+      const mode = daemonSet.metadata.annotations?.["podconfig-exporter/kubelet-tls"];
+      assert.equal(mode, expectedKubeletTLS[overlay], "the overlay's kubelet TLS mode");
+      assert.equal(envValue("PODCONFIG_KUBELET_INSECURE_SKIP_TLS_VERIFY"), undefined);
+      const serverName = (container.env as KubeObject[]).find(
+        (e) => e.name === "PODCONFIG_KUBELET_TLS_SERVER_NAME",
       );
-      assert.ok(!args.some((a) => a.startsWith("--kubelet.insecure")));
+      if (mode === "kubeadm") {
+        assert.equal(envValue("PODCONFIG_KUBELET_CA_FILE"), "/var/lib/kubelet/pki/kubelet.crt");
+        assert.deepEqual(serverName?.valueFrom, { fieldRef: { fieldPath: "spec.nodeName" } });
+      } else {
+        assert.equal(
+          envValue("PODCONFIG_KUBELET_CA_FILE"),
+          "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt",
+        );
+        assert.deepEqual(serverName?.valueFrom, { fieldRef: { fieldPath: "status.hostIP" } });
+      }
     });
 
     test("no mount can hold the pod in ContainerCreating or write to the node", () => {
@@ -172,9 +197,15 @@ for (const overlay of overlayNames()) {
         assert.equal(mount?.readOnly, true, `${path} read-only`);
         assert.equal(mount?.mountPath, path, `${path} at the node's own path`);
         assert.ok(!/OrCreate$/.test(type ?? ""), `${path}: ${type} writes to the node`);
-        // A directory is optional (type ""); only the kubelet configuration the exporter is
-        // pointed at may be required, and then it is what the exporter reads.
-        if (type === "File") assert.equal(envValue("PODCONFIG_KUBELET_CONFIG"), path);
+        // A directory is optional (type ""); only a file the exporter is pointed at (the kubelet
+        // configuration, the kubelet's kubelet.crt) may be required, and then it reads it.
+        if (type === "File")
+          assert.ok(
+            [envValue("PODCONFIG_KUBELET_CONFIG"), envValue("PODCONFIG_KUBELET_CA_FILE")].includes(
+              path,
+            ),
+            `${path} is read by the exporter`,
+          );
         else assert.equal(type, "", `${path}: type ${type} blocks start where it is missing`);
       }
       for (const mount of container.volumeMounts as KubeObject[])
@@ -228,33 +259,19 @@ for (const overlay of overlayNames()) {
       try {
         const inRoot = (path: string) => join(root, path);
         const staticPods = hostPaths.find((v) => v.hostPath.type === "")?.hostPath.path;
-        for (const volume of hostPaths)
-          if (volume.hostPath.type === "File") {
-            mkdirSync(dirname(inRoot(volume.hostPath.path)), { recursive: true });
-            writeFileSync(
-              inRoot(volume.hostPath.path),
-              `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPath: ${inRoot(staticPods)}\n`,
-            );
-          }
-        // The kubelet gives every container the API server's address; the service account's
-        // token and CA are read at request time, so the in-cluster config loads without them.
-        const env: NodeJS.ProcessEnv = {
-          KUBERNETES_SERVICE_HOST: "10.96.0.1",
-          KUBERNETES_SERVICE_PORT: "443",
-        };
-        for (const e of container.env as KubeObject[])
-          env[e.name] = e.valueFrom ? "node-a" : inRoot(e.value);
-        const command = await withServiceEnv(
-          env.KUBERNETES_SERVICE_HOST,
-          env.KUBERNETES_SERVICE_PORT,
-          () => resolveConfig(container.args, env, "not-the-node"),
-        );
+        if (staticPods) placeKubeletConfig(container, root, staticPods);
+        const command = await resolveContainer(container, {
+          nodeName: "node-a",
+          hostIP: "10.0.0.5",
+          root,
+        });
         assert.equal(command.kind, "run");
         if (command.kind !== "run") return;
         assert.equal(command.config.apiserver?.origin, "in-cluster");
         assert.equal(command.config.nodeName, "node-a");
         assert.deepEqual(command.config.web.listenAddress, { host: undefined, port: scrapePort });
         assert.equal(command.config.podManifestPath, staticPods && inRoot(staticPods));
+        assert.equal(command.config.kubelet?.url, "https://10.0.0.5:10250/metrics");
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

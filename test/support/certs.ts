@@ -80,3 +80,69 @@ export function signed(
   ]);
   return read(dir, name);
 }
+
+/**
+ * What a kubelet without serverTLSBootstrap writes to /var/lib/kubelet/pki/kubelet.crt on first
+ * start (client-go's cert.GenerateSelfSignedCertKey(hostname, nil, nil), called by the kubelet's
+ * InitializeTLS): a CA "<host>-ca@<time>" and a serving certificate "<host>@<time>" signed by it
+ * that names only DNS:<host> (an IP only when the host name is one), RSA 2048, both in the one
+ * file, leaf first. `certFile` is that bundle; `key` the leaf's key.
+ */
+export function kubeletSelfSigned(dir: string, host: string): Pair {
+  const now = Math.floor(Date.now() / 1000);
+  const rsa = ["-newkey", "rsa:2048", "-nodes"];
+  openssl(dir, [
+    "req",
+    "-x509",
+    ...rsa,
+    "-keyout",
+    "kubelet-ca.key",
+    "-out",
+    "kubelet-ca.crt",
+    "-subj",
+    `/CN=${host}-ca@${now}`,
+    "-days",
+    "2",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,digitalSignature,keyEncipherment,keyCertSign",
+  ]);
+  openssl(dir, [
+    "req",
+    ...rsa,
+    "-keyout",
+    "kubelet-leaf.key",
+    "-out",
+    "kubelet-leaf.csr",
+    "-subj",
+    `/CN=${host}@${now}`,
+  ]);
+  const san = /^[0-9.]+$|:/.test(host) ? `IP:${host}` : `DNS:${host}`;
+  writeFileSync(
+    join(dir, "kubelet-leaf.ext"),
+    `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${san}\n`,
+  );
+  openssl(dir, [
+    "x509",
+    "-req",
+    "-in",
+    "kubelet-leaf.csr",
+    "-CA",
+    "kubelet-ca.crt",
+    "-CAkey",
+    "kubelet-ca.key",
+    "-CAcreateserial",
+    "-out",
+    "kubelet-leaf.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "kubelet-leaf.ext",
+  ]);
+  const leaf = read(dir, "kubelet-leaf");
+  const certFile = join(dir, "kubelet.crt");
+  const bundle = leaf.cert + readFileSync(join(dir, "kubelet-ca.crt"), "utf8");
+  writeFileSync(certFile, bundle);
+  return { cert: bundle, key: leaf.key, certFile, keyFile: leaf.keyFile };
+}

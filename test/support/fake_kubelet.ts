@@ -11,7 +11,7 @@ import {
   type KubeletMetricsState,
   renderKubeletMetrics,
 } from "../../src/demo/kubelet_exposition.js";
-import { selfSigned, signed } from "./certs.js";
+import { kubeletSelfSigned, selfSigned, signed } from "./certs.js";
 
 export interface TestPKI {
   dir: string;
@@ -38,6 +38,26 @@ export async function makeTestPKI({ serverSan = "IP:127.0.0.1" } = {}): Promise<
     otherCAFile: other.certFile,
     key: server.key,
     cert: server.cert,
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * A kubeadm node's kubelet without serverTLSBootstrap: it serves its own kubelet.crt (a CA of
+ * its own and a certificate naming only DNS:`hostname`, both in the file). `caFile` is that
+ * kubelet.crt, what a pod mounts from /var/lib/kubelet/pki; `otherCAFile` is a cluster CA, which
+ * did not sign it.
+ */
+export async function makeKubeadmKubeletPKI(hostname: string): Promise<TestPKI> {
+  const dir = await mkdtemp(join(tmpdir(), "fake-kubelet-kubeadm-"));
+  const clusterCA = selfSigned(dir, "cluster-ca");
+  const kubelet = kubeletSelfSigned(dir, hostname);
+  return {
+    dir,
+    caFile: kubelet.certFile,
+    otherCAFile: clusterCA.certFile,
+    key: kubelet.key,
+    cert: kubelet.cert,
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }
