@@ -159,10 +159,7 @@ for (const [name, values] of Object.entries(cases)) {
         }
       }
       const hostPaths = (pod.volumes as KubeObject[]).some((v) => v.hostPath);
-      assert.equal(
-        pod.securityContext.runAsNonRoot,
-        !v.sources || v.sources.file?.enabled !== false ? false : true,
-      );
+      assert.equal(pod.securityContext.runAsNonRoot, v.sources?.file?.enabled === false);
       assert.ok(hostPaths || pod.securityContext.runAsUser === 1000);
       assert.equal(container.securityContext.readOnlyRootFilesystem, true);
       assert.deepEqual(container.securityContext.capabilities, { drop: ["ALL"] });

@@ -5,9 +5,9 @@
 // mounts that hold a pod in ContainerCreating, probes, the security context and Pod Security
 // level, tolerations, the scrape port, resources, and the exporter's own parser on the args and env.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { parse, parseAllDocuments } from "yaml";
 import {
