@@ -1,0 +1,38 @@
+// npm run oracle:metrics [-- --version 1.32 ...]: runs the Go tests of each oracle module (default:
+// every claimed minor) that check the witness's kubelet series against that version's registered
+// metrics; npm run oracle:go-test runs all of the modules' Go tests (--run narrows them).
+// At low priority, in Go's default caches (shared with npm run oracle:build).
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { minorOf, ORACLE_PINS, pinForMinor } from "./pins.js";
+
+const repo = join(import.meta.dirname, "..", "..");
+const { values } = parseArgs({
+  options: { version: { type: "string", multiple: true }, run: { type: "string" } },
+});
+const minors = (values.version ?? ORACLE_PINS.map(minorOf)).map((wanted) => {
+  const pin = pinForMinor(wanted);
+  if (!pin) throw new Error(`no oracle for minor ${wanted} (pins: ${ORACLE_PINS.join(", ")})`);
+  return minorOf(pin);
+});
+let failed = 0;
+for (const minor of minors) {
+  const args = [
+    "-n",
+    "10",
+    "go",
+    "test",
+    "-count=1",
+    "-v",
+    ...(values.run ? ["-run", values.run] : []),
+    ".",
+  ];
+  process.stderr.write(`oracle ${minor}: nice ${args.join(" ")}\n`);
+  const result = spawnSync("nice", args, {
+    cwd: join(repo, "oracle", `v${minor}`),
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (result.status !== 0) failed++;
+}
+process.exitCode = failed === 0 ? 0 : 1;

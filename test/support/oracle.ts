@@ -1,0 +1,173 @@
+// The client of an oracle (oracle/README.md): the kubelet's own pkg/kubelet/config code at one
+// pinned version, as a child process speaking JSON lines. One process per test file: start it in
+// before(), close it in after(). Every request has a deadline and is rejected with its name when
+// the deadline passes; after that the stream is out of step, so the client refuses further work.
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { oracleBinary } from "../../scripts/oracle/pins.js";
+
+/** What a source sent on its channel, or what PodConfig emitted. op is absent from 1.36 sources. */
+export interface OracleUpdate {
+  op?: string;
+  source: string;
+  // biome-ignore lint/suspicious/noExplicitAny: v1.Pod as Go's encoding/json writes it
+  pods: any[];
+}
+
+export interface OracleLogEntry {
+  level: "info" | "error";
+  msg: string;
+  error: string | null;
+  values?: Record<string, string>;
+}
+
+export interface OracleInfo {
+  version: string;
+  minor: string;
+  modes: string[];
+  ops: string[];
+  sourceUpdateHasOp: boolean;
+  sourceLoggerParam: boolean;
+  seenAllSourcesLoggerParam: boolean;
+  observerLoggerParam: boolean;
+}
+
+export interface OracleFileResult {
+  sent: OracleUpdate[];
+  errors: { path: string; error: string | null; msg: string }[];
+  listError: string | null;
+  logs: OracleLogEntry[];
+}
+
+export interface OracleUrlResult {
+  url: string;
+  sent: OracleUpdate[];
+  error: string | null;
+  logs: OracleLogEntry[];
+}
+
+export interface OracleMergeStep {
+  emitted: OracleUpdate[];
+  mergeError: string | null;
+  storageSeen: Record<string, boolean>;
+  seenAllSources: boolean;
+  events: { object: string; type: string; reason: string; message: string }[];
+  logs: OracleLogEntry[];
+}
+
+export type OracleRequest =
+  | { cmd: "info" }
+  | { cmd: "file"; path: string; nodeName?: string }
+  | { cmd: "url"; body?: string; bodyBase64?: string; status?: number; nodeName?: string }
+  | {
+      cmd: "merge";
+      mode?: string;
+      sources: string[];
+      steps: { source: string; op?: string; pods: unknown[] }[];
+    };
+
+type Response<R extends OracleRequest> = R extends { cmd: "info" }
+  ? OracleInfo
+  : R extends { cmd: "file" }
+    ? OracleFileResult
+    : R extends { cmd: "url" }
+      ? OracleUrlResult
+      : { steps: OracleMergeStep[] };
+
+interface Pending {
+  name: string;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** A generous default: a request is milliseconds of work, but the machines are shared and loaded. */
+const DEFAULT_DEADLINE_MS = 60_000;
+const STDERR_KEPT = 4096;
+
+export class Oracle {
+  private readonly pending: Pending[] = [];
+  private broken: Error | undefined;
+  private stderr = "";
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    readonly minor: string,
+    private readonly child: ChildProcessWithoutNullStreams,
+  ) {
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_KEPT);
+    });
+    createInterface({ input: child.stdout }).on("line", (line) => this.onLine(line));
+    this.exited = new Promise((resolve) => {
+      child.on("close", (code, signal) => {
+        this.fail(new Error(`oracle ${minor} exited (${signal ?? code}); stderr: ${this.stderr}`));
+        resolve();
+      });
+    });
+    child.on("error", (error) => this.fail(new Error(`oracle ${minor}: ${error.message}`)));
+  }
+
+  /** Starts the oracle for minor ("1.32"), built by `npm run oracle:build`. */
+  static start(minor: string): Oracle {
+    const binary = oracleBinary(minor);
+    if (!existsSync(binary)) {
+      throw new Error(`${binary} is missing: run npm run oracle:build -- --version ${minor}`);
+    }
+    return new Oracle(minor, spawn(binary, [], { stdio: ["pipe", "pipe", "pipe"] }));
+  }
+
+  request<R extends OracleRequest>(
+    request: R,
+    deadlineMs = DEFAULT_DEADLINE_MS,
+  ): Promise<Response<R>> {
+    const name = `oracle ${this.minor} ${request.cmd}${"path" in request ? ` ${request.path}` : ""}`;
+    if (this.broken) return Promise.reject(new Error(`${name}: ${this.broken.message}`));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.fail(new Error(`${name}: no answer within ${deadlineMs} ms`));
+      }, deadlineMs);
+      this.pending.push({ name, resolve: resolve as (value: unknown) => void, reject, timer });
+      this.child.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+
+  /** Closes stdin (the oracle exits at EOF) and waits for the process to end. */
+  async close(): Promise<void> {
+    this.child.stdin.end();
+    await this.exited;
+  }
+
+  private onLine(line: string): void {
+    const next = this.pending.shift();
+    if (!next) {
+      this.fail(new Error(`oracle ${this.minor} wrote an unrequested line: ${line.slice(0, 200)}`));
+      return;
+    }
+    clearTimeout(next.timer);
+    let parsed: { oracleError?: string };
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      next.reject(new Error(`${next.name}: not JSON (${(error as Error).message})`));
+      return;
+    }
+    if (parsed.oracleError !== undefined) {
+      next.reject(new Error(`${next.name}: ${parsed.oracleError}`));
+      return;
+    }
+    next.resolve(parsed);
+  }
+
+  /** Rejects everything in flight and refuses what follows: answers can no longer be matched. */
+  private fail(error: Error): void {
+    this.broken ??= error;
+    for (const pending of this.pending.splice(0)) {
+      clearTimeout(pending.timer);
+      pending.reject(new Error(`${pending.name}: ${error.message}`));
+    }
+    if (this.child.exitCode === null) this.child.kill();
+  }
+}
