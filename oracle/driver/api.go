@@ -23,6 +23,10 @@ func (o *oracle) runAPI(args []string) error {
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
+	logs := json.NewEncoder(os.Stderr)
+	o.logs.mu.Lock()
+	o.logs.stream = func(entry LogEntry) { _ = logs.Encode(entry) }
+	o.logs.mu.Unlock()
 	restConfig, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)

@@ -13,6 +13,9 @@ import (
 type capture struct {
 	mu      sync.Mutex
 	entries []LogEntry
+	// stream, when set, receives each record instead of the batch (the api mode, which has no
+	// requests to attach records to, writes them to stderr).
+	stream func(LogEntry)
 }
 
 // take returns the records since the last take and starts a new batch.
@@ -30,6 +33,10 @@ func (c *capture) take() []LogEntry {
 func (c *capture) add(entry LogEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.stream != nil {
+		c.stream(entry)
+		return
+	}
 	c.entries = append(c.entries, entry)
 }
 

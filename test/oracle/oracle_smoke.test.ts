@@ -7,7 +7,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Oracle } from "../support/oracle.js";
+import { FakeApiserver } from "../support/fake_apiserver.js";
+import { Oracle, OracleApiSource } from "../support/oracle.js";
 
 const pod = (name: string, container: string) =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n${container}`;
@@ -160,6 +161,33 @@ for (const minor of ["1.32", "1.37"]) {
       );
       assert.deepEqual(second?.storageSeen, { file: true, http: true });
       assert.equal(second?.seenAllSources, true);
+    });
+
+    test("api mode: upstream's api source lists this node's pods from the loopback API server", async () => {
+      const fake = await FakeApiserver.start();
+      const kubeconfig = await fake.writeKubeconfig(dir);
+      fake.addNode("node-a");
+      fake.addPod({
+        metadata: { name: "a", namespace: "default" },
+        spec: { nodeName: "node-a", containers: [{ name: "c", image: "img:1" }] },
+      });
+      fake.addPod({
+        metadata: { name: "elsewhere", namespace: "default" },
+        spec: { nodeName: "node-b", containers: [{ name: "c", image: "img:1" }] },
+      });
+      const source = OracleApiSource.start(minor, kubeconfig, "node-a");
+      try {
+        const [first] = await source.waitForUpdates(1);
+        assert.equal(first?.source, "api");
+        assert.equal(first?.op, minor === "1.32" ? "SET" : undefined);
+        assert.deepEqual(
+          first?.pods.map((p) => p.metadata.name),
+          ["a"],
+        );
+      } finally {
+        await source.close();
+        await fake.close();
+      }
     });
   });
 }

@@ -171,3 +171,69 @@ export class Oracle {
     if (this.child.exitCode === null) this.child.kill();
   }
 }
+
+/**
+ * The oracle's api mode: upstream's NewSourceApiserver against an API server (e.g. the loopback
+ * FakeApiserver), every update it sends kept in `updates`. Close it when done.
+ */
+export class OracleApiSource {
+  readonly updates: OracleUpdate[] = [];
+  private stderr = "";
+  private waiters: (() => void)[] = [];
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    readonly minor: string,
+    private readonly child: ChildProcessWithoutNullStreams,
+  ) {
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_KEPT);
+    });
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      this.updates.push(JSON.parse(line));
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    this.exited = new Promise((resolve) =>
+      child.on("close", () => {
+        for (const wake of this.waiters.splice(0)) wake();
+        resolve();
+      }),
+    );
+  }
+
+  static start(minor: string, kubeconfig: string, nodeName: string): OracleApiSource {
+    const binary = oracleBinary(minor);
+    if (!existsSync(binary)) {
+      throw new Error(`${binary} is missing: run npm run oracle:build -- --version ${minor}`);
+    }
+    const args = ["api", "--kubeconfig", kubeconfig, "--node-name", nodeName];
+    return new OracleApiSource(minor, spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] }));
+  }
+
+  /** Resolves once `count` updates have arrived; rejects with the oracle's stderr past the deadline. */
+  async waitForUpdates(count: number, deadlineMs = DEFAULT_DEADLINE_MS): Promise<OracleUpdate[]> {
+    const deadline = Date.now() + deadlineMs;
+    while (this.updates.length < count) {
+      const left = deadline - Date.now();
+      if (left <= 0 || this.child.exitCode !== null) {
+        throw new Error(
+          `oracle ${this.minor} api: ${this.updates.length} of ${count} updates; stderr: ${this.stderr}`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.updates.slice(0, count);
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin.end();
+    await this.exited;
+  }
+}
