@@ -2,7 +2,6 @@ package driver
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,18 +15,12 @@ import (
 )
 
 // runAPI streams what upstream's api source sends until stdin closes.
-func (o *oracle) runAPI(args []string) error {
-	flags := flag.NewFlagSet("api", flag.ContinueOnError)
-	kubeconfig := flags.String("kubeconfig", "", "kubeconfig of the API server")
-	nodeName := flags.String("node-name", defaultNodeName, "the node whose pods the source lists")
-	if err := flags.Parse(args); err != nil {
-		return err
-	}
+func (o *oracle) runAPI(kubeconfig, nodeName string) error {
 	logs := json.NewEncoder(os.Stderr)
 	o.logs.mu.Lock()
 	o.logs.stream = func(entry LogEntry) { _ = logs.Encode(entry) }
 	o.logs.mu.Unlock()
-	restConfig, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
@@ -38,13 +31,13 @@ func (o *oracle) runAPI(args []string) error {
 	// nodeHasSynced as the kubelet wires it (pkg/kubelet/kubelet.go NewMainKubelet): the synced
 	// state of a node informer restricted to this node's name.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(options *metav1.ListOptions) {
-		options.FieldSelector = fields.Set{metav1.ObjectNameField: *nodeName}.String()
+		options.FieldSelector = fields.Set{metav1.ObjectNameField: nodeName}.String()
 	}))
 	nodeInformer := factory.Core().V1().Nodes().Informer()
 	factory.Start(wait.NeverStop)
 
 	ch := newSourceChan(o.adapter.SourceChanElem(), o.adapter.Ops())
-	o.adapter.NewSourceApiserver(o.logger, client, *nodeName, nodeInformer.HasSynced, ch.ch)
+	o.adapter.NewSourceApiserver(o.logger, client, nodeName, nodeInformer.HasSynced, ch.ch)
 
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin)

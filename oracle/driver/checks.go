@@ -63,6 +63,42 @@ func structFields(t T, file *ast.File, name string) [][2]string {
 	return fields
 }
 
+func declaresType(file *ast.File, name string) bool {
+	found := false
+	ast.Inspect(file, func(node ast.Node) bool {
+		if spec, ok := node.(*ast.TypeSpec); ok && spec.Name.Name == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// firstParamIsLogger: the function, method or interface method name in file takes a
+// klog.Logger as its first parameter.
+func firstParamIsLogger(file *ast.File, name string) bool {
+	var params *ast.FieldList
+	ast.Inspect(file, func(node ast.Node) bool {
+		switch n := node.(type) {
+		case *ast.FuncDecl:
+			if n.Name.Name == name {
+				params = n.Type.Params
+			}
+		case *ast.Field:
+			if fn, ok := n.Type.(*ast.FuncType); ok && len(n.Names) == 1 && n.Names[0].Name == name {
+				params = fn.Params
+			}
+		}
+		return params == nil
+	})
+	if params == nil || len(params.List) == 0 {
+		return false
+	}
+	var typ strings.Builder
+	_ = printer.Fprint(&typ, token.NewFileSet(), params.List[0].Type)
+	return typ.String() == "klog.Logger"
+}
+
 // constNames are the constants declared with type typeName in file, in declaration order (an
 // iota block: the first names the type, the rest follow it).
 func constNames(file *ast.File, typeName string) []string {
@@ -126,7 +162,31 @@ func CheckAdapterAgainstSource(t T, facts Facts) {
 		t.Errorf("kubetypes.PodOperation constants are %v upstream, the adapter says %v", ops, facts.Ops)
 	}
 
-	modes := constNames(parseFile(t, filepath.Join(dir, "config", "config.go")), "PodConfigNotificationMode")
+	configGo := parseFile(t, filepath.Join(dir, "config", "config.go"))
+	hasOp := slices.ContainsFunc(structFields(t, configGo, "sourceUpdate"), func(f [2]string) bool { return f[0] == "Op" })
+	if !declaresType(configGo, "sourceUpdate") {
+		podUpdate := structFields(t, parseFile(t, filepath.Join(dir, "types", "pod_update.go")), "PodUpdate")
+		hasOp = slices.ContainsFunc(podUpdate, func(f [2]string) bool { return f[0] == "Op" })
+	}
+	if hasOp != facts.SourceUpdateHasOp {
+		t.Errorf("what sources send has an Op field: %v upstream, the adapter says %v", hasOp, facts.SourceUpdateHasOp)
+	}
+	loggerFirst := map[string]bool{
+		"NewSourceURL":       firstParamIsLogger(parseFile(t, filepath.Join(dir, "config", "http.go")), "NewSourceURL"),
+		"SeenAllSources":     firstParamIsLogger(configGo, "SeenAllSources"),
+		"ObservedPodOnWatch": firstParamIsLogger(configGo, "ObservedPodOnWatch"),
+	}
+	for name, adapterSays := range map[string]bool{
+		"NewSourceURL":       facts.SourceLoggerParam,
+		"SeenAllSources":     facts.SeenAllSourcesLoggerParam,
+		"ObservedPodOnWatch": facts.ObserverLoggerParam,
+	} {
+		if loggerFirst[name] != adapterSays {
+			t.Errorf("%s takes a logger first: %v upstream, the adapter says %v", name, loggerFirst[name], adapterSays)
+		}
+	}
+
+	modes := constNames(configGo, "PodConfigNotificationMode")
 	wantModes := []string{}
 	for _, mode := range modes {
 		if mode != "PodConfigNotificationUnknown" {

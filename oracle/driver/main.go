@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 )
 
@@ -34,16 +36,33 @@ func Main(adapter Adapter) {
 	// Code that logs through klog's global functions (every source up to 1.34) reaches logs too.
 	klog.SetLogger(logger)
 	o := &oracle{adapter: adapter, logs: logs, logger: logger}
-	if len(os.Args) > 1 && os.Args[1] == "api" {
-		if err := o.runAPI(os.Args[2:]); err != nil {
+	args := os.Args[1:]
+	api := len(args) > 0 && args[0] == "api"
+	if api {
+		args = args[1:]
+	}
+	flags := flag.NewFlagSet("oracle", flag.ExitOnError)
+	featureGates := flags.String("feature-gates", "", "as the kubelet's --feature-gates (A=true,B=false); default: the release's defaults")
+	kubeconfig := flags.String("kubeconfig", "", "api: kubeconfig of the API server")
+	nodeName := flags.String("node-name", defaultNodeName, "api: the node whose pods the source lists")
+	flags.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: oracle [--feature-gates G] (JSON lines on stdin) | oracle api --kubeconfig F --node-name N [--feature-gates G]")
+	}
+	_ = flags.Parse(args)
+	if flags.NArg() > 0 || (!api && *kubeconfig != "") {
+		flags.Usage()
+		os.Exit(2)
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.Set(*featureGates); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle: --feature-gates:", err)
+		os.Exit(2)
+	}
+	if api {
+		if err := o.runAPI(*kubeconfig, *nodeName); err != nil {
 			fmt.Fprintln(os.Stderr, "oracle api:", err)
 			os.Exit(1)
 		}
 		return
-	}
-	if len(os.Args) > 1 {
-		fmt.Fprintln(os.Stderr, "usage: oracle (JSON-lines on stdin) | oracle api --kubeconfig F --node-name N")
-		os.Exit(2)
 	}
 	if err := o.serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle:", err)

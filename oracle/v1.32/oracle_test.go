@@ -12,7 +12,7 @@ import (
 // The adapter's assumptions (the sourceURL layout it mirrors, the ops, the modes) against this
 // version's source.
 func TestAdapterMatchesSource(t *testing.T) {
-	driver.CheckAdapterAgainstSource(t, adapter{}.Facts())
+	driver.CheckAdapterAgainstSource(t, driver.FullFacts(adapter{}))
 }
 
 // The series the witness reads, against what this version's kubelet registers (its

@@ -175,7 +175,11 @@ for (const minor of ["1.32", "1.37"]) {
         metadata: { name: "elsewhere", namespace: "default" },
         spec: { nodeName: "node-b", containers: [{ name: "c", image: "img:1" }] },
       });
-      const source = OracleApiSource.start(minor, kubeconfig, "node-a");
+      // FakeApiserver serves list then watch, not the streaming watch-list that client-go uses
+      // by default from 1.35 (WatchListClient); the kubelet's own --feature-gates turns it off.
+      const source = OracleApiSource.start(minor, kubeconfig, "node-a", {
+        featureGates: "WatchListClient=false",
+      });
       try {
         const [first] = await source.waitForUpdates(1);
         assert.equal(first?.source, "api");

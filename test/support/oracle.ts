@@ -75,6 +75,24 @@ type Response<R extends OracleRequest> = R extends { cmd: "info" }
       ? OracleUrlResult
       : { steps: OracleMergeStep[] };
 
+export interface OracleOptions {
+  /** The kubelet's --feature-gates syntax ("A=true,B=false"); default: the release's defaults. */
+  featureGates?: string;
+}
+
+function spawnOracle(
+  minor: string,
+  args: string[],
+  options: OracleOptions,
+): ChildProcessWithoutNullStreams {
+  const binary = oracleBinary(minor);
+  if (!existsSync(binary)) {
+    throw new Error(`${binary} is missing: run npm run oracle:build -- --version ${minor}`);
+  }
+  const gates = options.featureGates ? [`--feature-gates=${options.featureGates}`] : [];
+  return spawn(binary, [...args, ...gates], { stdio: ["pipe", "pipe", "pipe"] });
+}
+
 interface Pending {
   name: string;
   resolve: (value: unknown) => void;
@@ -111,12 +129,8 @@ export class Oracle {
   }
 
   /** Starts the oracle for minor ("1.32"), built by `npm run oracle:build`. */
-  static start(minor: string): Oracle {
-    const binary = oracleBinary(minor);
-    if (!existsSync(binary)) {
-      throw new Error(`${binary} is missing: run npm run oracle:build -- --version ${minor}`);
-    }
-    return new Oracle(minor, spawn(binary, [], { stdio: ["pipe", "pipe", "pipe"] }));
+  static start(minor: string, options: OracleOptions = {}): Oracle {
+    return new Oracle(minor, spawnOracle(minor, [], options));
   }
 
   request<R extends OracleRequest>(
@@ -202,13 +216,14 @@ export class OracleApiSource {
     );
   }
 
-  static start(minor: string, kubeconfig: string, nodeName: string): OracleApiSource {
-    const binary = oracleBinary(minor);
-    if (!existsSync(binary)) {
-      throw new Error(`${binary} is missing: run npm run oracle:build -- --version ${minor}`);
-    }
+  static start(
+    minor: string,
+    kubeconfig: string,
+    nodeName: string,
+    options: OracleOptions = {},
+  ): OracleApiSource {
     const args = ["api", "--kubeconfig", kubeconfig, "--node-name", nodeName];
-    return new OracleApiSource(minor, spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] }));
+    return new OracleApiSource(minor, spawnOracle(minor, args, options));
   }
 
   /** Resolves once `count` updates have arrived; rejects with the oracle's stderr past the deadline. */
