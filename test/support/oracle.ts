@@ -104,24 +104,33 @@ interface Pending {
 const DEFAULT_DEADLINE_MS = 60_000;
 const STDERR_KEPT = 4096;
 
+/** Keeps the last STDERR_KEPT characters of the child's stderr (its own log) for error messages. */
+function keepStderrTail(child: ChildProcessWithoutNullStreams): () => string {
+  let tail = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    tail = (tail + chunk).slice(-STDERR_KEPT);
+  });
+  return () => tail;
+}
+
 export class Oracle {
   private readonly pending: Pending[] = [];
   private broken: Error | undefined;
-  private stderr = "";
+  private readonly stderr: () => string;
   private readonly exited: Promise<void>;
 
   private constructor(
     readonly minor: string,
     private readonly child: ChildProcessWithoutNullStreams,
   ) {
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      this.stderr = (this.stderr + chunk).slice(-STDERR_KEPT);
-    });
+    this.stderr = keepStderrTail(child);
     createInterface({ input: child.stdout }).on("line", (line) => this.onLine(line));
     this.exited = new Promise((resolve) => {
       child.on("close", (code, signal) => {
-        this.fail(new Error(`oracle ${minor} exited (${signal ?? code}); stderr: ${this.stderr}`));
+        this.fail(
+          new Error(`oracle ${minor} exited (${signal ?? code}); stderr: ${this.stderr()}`),
+        );
         resolve();
       });
     });
@@ -192,7 +201,7 @@ export class Oracle {
  */
 export class OracleApiSource {
   readonly updates: OracleUpdate[] = [];
-  private stderr = "";
+  private readonly stderr: () => string;
   private waiters: (() => void)[] = [];
   private readonly exited: Promise<void>;
 
@@ -200,10 +209,7 @@ export class OracleApiSource {
     readonly minor: string,
     private readonly child: ChildProcessWithoutNullStreams,
   ) {
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      this.stderr = (this.stderr + chunk).slice(-STDERR_KEPT);
-    });
+    this.stderr = keepStderrTail(child);
     createInterface({ input: child.stdout }).on("line", (line) => {
       this.updates.push(JSON.parse(line));
       for (const wake of this.waiters.splice(0)) wake();
@@ -233,7 +239,7 @@ export class OracleApiSource {
       const left = deadline - Date.now();
       if (left <= 0 || this.child.exitCode !== null) {
         throw new Error(
-          `oracle ${this.minor} api: ${this.updates.length} of ${count} updates; stderr: ${this.stderr}`,
+          `oracle ${this.minor} api: ${this.updates.length} of ${count} updates; stderr: ${this.stderr()}`,
         );
       }
       await new Promise<void>((resolve) => {
