@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, openSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,6 +68,46 @@ describe("file source", () => {
     ]);
     assert.notEqual(s.health.lastSuccessAt, null);
     assert.equal(s.health.errors.size, 0);
+  });
+
+  test("out of file descriptors, a relist is abandoned: nothing sent, no pod removed", async () => {
+    await writeFile(join(dir, "a.yaml"), podYaml("a"));
+    await writeFile(join(dir, "b.yaml"), podYaml("b"));
+    const s = create();
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["a-node-a", "b-node-a"]);
+    const sent = recorder.updates.length;
+    // This process's soft limit lowered to the descriptors it holds: every open is EMFILE. The
+    // helper that restores it is started before: restoring must not need a descriptor.
+    const soft = execFileSync("prlimit", [
+      `--pid=${process.pid}`,
+      "--nofile",
+      "-o",
+      "SOFT",
+      "--noheadings",
+    ])
+      .toString()
+      .trim();
+    const restore = spawn("sh", ["-c", `read go; prlimit --pid=${process.pid} --nofile=${soft}:`], {
+      stdio: ["pipe", "ignore", "inherit"],
+    });
+    // An open takes the lowest free number: below a limit of that number, none is left.
+    const lowestFree = openSync("/dev/null", "r");
+    closeSync(lowestFree);
+    execFileSync("prlimit", [`--pid=${process.pid}`, `--nofile=${lowestFree}:`]);
+    try {
+      await s.syncOnce();
+    } finally {
+      restore.stdin.end("go\n");
+      await once(restore, "exit");
+    }
+    assert.equal(
+      recorder.updates.length,
+      sent,
+      `no SET sent: ${JSON.stringify(recorder.lastNames())} ${s.health.lastError?.message}`,
+    );
+    assert.deepEqual(recorder.lastNames(), ["a-node-a", "b-node-a"]);
+    assert.match(s.health.lastError?.message ?? "", /abandoned: .*EMFILE/);
   });
 
   test("an empty directory is an empty SET", async () => {

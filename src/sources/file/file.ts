@@ -120,8 +120,9 @@ export class FileSource implements PodSource {
     try {
       await this.listPath();
     } catch (err) {
-      if (!(err instanceof StuckCallError)) throw err;
-      if (!this.stopped) this.fail("read", `list of ${this.path} abandoned: ${err.message}`);
+      if (!abandonsList(err)) throw err;
+      if (!this.stopped)
+        this.fail("read", `list of ${this.path} abandoned: ${errorMessage(err)}`);
     }
   }
 
@@ -157,7 +158,7 @@ export class FileSource implements PodSource {
    */
   private async listDir(): Promise<void> {
     const listing = await globManifests(this.path, this.fs);
-    if (listing.error instanceof StuckCallError) throw listing.error;
+    if (abandonsList(listing.error)) throw listing.error;
     if (listing.error !== null)
       this.fail(
         "read",
@@ -179,7 +180,7 @@ export class FileSource implements PodSource {
       try {
         info = await this.fs.run(path, () => stat(path));
       } catch (err) {
-        if (err instanceof StuckCallError) throw err;
+        if (abandonsList(err)) throw err;
         this.fail("read", `could not get metadata for ${path}: ${errorMessage(err)}`);
         continue;
       }
@@ -206,7 +207,7 @@ export class FileSource implements PodSource {
     try {
       data = await this.fs.run(path, () => readManifestBytes(path));
     } catch (err) {
-      if (listing && err instanceof StuckCallError) throw err;
+      if (listing && abandonsList(err)) throw err;
       if (!(listing && isNotExist(err)) && !this.stopped)
         this.fail("read", `can't process manifest file: ${path}: ${errorMessage(err)}`);
       return null;
@@ -261,6 +262,17 @@ export class FileSource implements PodSource {
     this.health.recordError(reason, message);
     this.logger.error(message, { source: this.name, reason });
   }
+}
+
+/**
+ * A failure that says nothing about the path, which ends a list with nothing sent: a call stuck
+ * past its deadline, or this process out of file descriptors (EMFILE, ENFILE). The kubelet's
+ * glob would list such a directory as empty and remove every static pod, but it runs with a
+ * limit of a million files: our running out says nothing about the node.
+ */
+function abandonsList(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return err instanceof StuckCallError || code === "EMFILE" || code === "ENFILE";
 }
 
 /** Events waiting for the loop coalesce when they are the same report for the same file. */
