@@ -11,8 +11,8 @@ import { startDemoKubelet } from "./demo/kubelet_server.js";
 import { startDemoManifestServer } from "./demo/manifest_server.js";
 import { KubeletCrossCheck } from "./kubelet/cross_check.js";
 import { MirrorPodView } from "./kubelet/mirror_pods.js";
-import { createRoutes } from "./server/routes.js";
-import { listen, type RunningServer } from "./server/server.js";
+import { createHealthRoutes, createRoutes } from "./server/routes.js";
+import { HealthClientLimits, listen, type RunningServer } from "./server/server.js";
 import { sourcesStatus } from "./server/state.js";
 import { WebConfigFile } from "./server/web_config_file.js";
 import { ApiSource } from "./sources/api/api.js";
@@ -32,6 +32,8 @@ export interface ExporterDeps {
 export interface Exporter {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:9847. */
   readonly url: string;
+  /** --web.health-listen-address's server, when set. */
+  readonly healthURL: string | undefined;
   readiness(): Readiness;
   /** Stops the sources, ends the sync loop, closes the servers; nothing is left running. */
   stop(): Promise<void>;
@@ -96,30 +98,36 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       : undefined;
   const copyDeps = { logger, clock, demoURL: demo?.url, mirrorPods };
   let server: RunningServer;
+  let healthServer: RunningServer | undefined;
   let webConfig: WebConfigFile | undefined;
+  const status = () =>
+    sourcesStatus({
+      readiness: core.readiness(),
+      health: health(),
+      nodeName: config.nodeName,
+      startTime: core.startTime,
+      now: clock.now(),
+      kubelet: crossCheck?.status(core.readiness()),
+      orphanedMirrorPods: mirrorPods?.orphans(core.readiness().sources.map(({ source }) => source)),
+    });
   try {
     webConfig =
       config.web.configFile === undefined
         ? undefined
         : await WebConfigFile.open(config.web.configFile, logger);
+    healthServer =
+      config.web.healthListenAddress &&
+      (await listen(config.web.healthListenAddress, createHealthRoutes(status), {
+        limits: HealthClientLimits,
+        logger,
+      }));
     server = await listen(
       config.web.listenAddress,
       createRoutes({
         telemetryPath: config.web.telemetryPath,
         maxRequests: config.web.maxRequests,
         metrics,
-        status: () =>
-          sourcesStatus({
-            readiness: core.readiness(),
-            health: health(),
-            nodeName: config.nodeName,
-            startTime: core.startTime,
-            now: clock.now(),
-            kubelet: crossCheck?.status(core.readiness()),
-            orphanedMirrorPods: mirrorPods?.orphans(
-              core.readiness().sources.map(({ source }) => source),
-            ),
-          }),
+        status,
         page: deps.build,
         logger,
         webConfig,
@@ -128,7 +136,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
     );
   } catch (error) {
     webConfig?.close();
-    await Promise.all([demo?.close(), demoKubelet?.close()]);
+    await Promise.all([healthServer?.close(), demo?.close(), demoKubelet?.close()]);
     throw error;
   }
 
@@ -154,6 +162,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   let stopped: Promise<void> | undefined;
   return {
     url: server.url,
+    healthURL: healthServer?.url,
     readiness: () => core.readiness(),
     stop: () => {
       stopped ??= (async () => {
@@ -161,7 +170,12 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
         await crossCheck?.stop();
         await copy?.stop();
         webConfig?.close();
-        await Promise.all([server.close(), demo?.close(), demoKubelet?.close()]);
+        await Promise.all([
+          server.close(),
+          healthServer?.close(),
+          demo?.close(),
+          demoKubelet?.close(),
+        ]);
       })();
       return stopped;
     },

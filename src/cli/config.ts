@@ -56,6 +56,8 @@ export interface ExporterConfig {
   demo: { unavailableForMs: number } | undefined;
   web: {
     listenAddress: ListenAddress;
+    /** --web.health-listen-address: /healthz and /readyz alone, unauthenticated. */
+    healthListenAddress: ListenAddress | undefined;
     telemetryPath: string;
     /** --web.config.file (TLS, basic auth, headers), checked at start. */
     configFile: string | undefined;
@@ -229,7 +231,8 @@ export async function resolveConfig(
     kubelet: kubeletCrossCheck(flags, demo !== undefined),
     demo,
     web: {
-      listenAddress: listenAddress(flags),
+      listenAddress: listenAddress(flags, "web.listen-address", ":9847") as ListenAddress,
+      healthListenAddress: listenAddress(flags, "web.health-listen-address", undefined),
       telemetryPath: telemetryPath(flags),
       configFile: await webConfigFile(flags),
       maxRequests: flags.count("web.max-requests", DefaultMaxRequests),
@@ -368,11 +371,17 @@ async function apiserverConfig(
   return { kubeConfig, origin: kubeconfig ?? "in-cluster" };
 }
 
-function listenAddress(flags: Flags): ListenAddress {
+function listenAddress(
+  flags: Flags,
+  name: string,
+  fallback: string | undefined,
+): ListenAddress | undefined {
+  const raw = flags.string(name) ?? fallback;
+  if (raw === undefined) return undefined;
   try {
-    return parseListenAddress(flags.string("web.listen-address") ?? ":9847");
+    return parseListenAddress(raw);
   } catch (err) {
-    throw flags.error("web.listen-address", (err as Error).message);
+    throw flags.error(name, (err as Error).message);
   }
 }
 

@@ -143,6 +143,12 @@ export const flagSpecs: readonly FlagSpec[] = [
     help: "Address on which to expose the status page, metrics and health endpoints.",
   },
   {
+    name: "web.health-listen-address",
+    kind: "string",
+    metavar: "[HOST]:PORT",
+    help: "Also serve /healthz and /readyz here, unauthenticated and over plain HTTP whatever --web.config.file says, with connections of their own (16), so that probes work behind basic auth and are never starved by scrapers. Off when not set.",
+  },
+  {
     name: "web.telemetry-path",
     kind: "string",
     default: "/metrics",

@@ -1,5 +1,10 @@
 // --web.max-requests: at most so many scrapes at once, as promhttp's MaxRequestsInFlight does;
 // one more is answered 503 at once instead of queueing behind the others.
+//
+// In Go every scrape runs in its own goroutine, so scrapes that arrive together are in flight
+// together. Here a scrape rendered at once would be over before the next one is even read, and
+// none would ever be refused while hundreds queue in the event loop: so an admitted scrape is
+// rendered only after the requests already read in this turn of the loop have been counted.
 import type { NextFunction, Request, Response } from "express";
 
 export interface InFlightLimit {
@@ -28,7 +33,7 @@ export function limitInFlight(max: number): InFlightLimit {
       response.once("close", () => {
         inFlight--;
       });
-      next();
+      setImmediate(next);
     },
   };
 }

@@ -52,6 +52,35 @@ export function readyzBody(status: SourcesStatus): string {
   return `${[...lines, ...kubelet].join("\n")}\n`;
 }
 
+/** /healthz and /readyz: on the main listener and on --web.health-listen-address. */
+function addHealthRoutes(app: Express, status: () => SourcesStatus): void {
+  app.get("/healthz", (_request, response) => {
+    response.type("text").send("ok\n");
+  });
+  app.get("/readyz", (_request, response) => {
+    const now = status();
+    response
+      .status(now.ready ? 200 : 503)
+      .type("text")
+      .send(readyzBody(now));
+  });
+}
+
+/** --web.health-listen-address: the health endpoints alone, unauthenticated, nothing else. */
+export function createHealthRoutes(status: () => SourcesStatus): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.use((_request, response, next) => {
+    response.set("Cache-Control", "no-store");
+    next();
+  });
+  addHealthRoutes(app, status);
+  app.use((_request, response) => {
+    response.status(404).type("text").send("not found\n");
+  });
+  return app;
+}
+
 export function createRoutes(options: RoutesOptions): Express {
   const app = express();
   app.disable("x-powered-by");
@@ -79,17 +108,7 @@ export function createRoutes(options: RoutesOptions): Express {
     (request, response) => options.metrics.serve(request, response),
   );
 
-  app.get("/healthz", (_request, response) => {
-    response.type("text").send("ok\n");
-  });
-
-  app.get("/readyz", (_request, response) => {
-    const status = options.status();
-    response
-      .status(status.ready ? 200 : 503)
-      .type("text")
-      .send(readyzBody(status));
-  });
+  addHealthRoutes(app, options.status);
 
   app.get("/api/v1/sources", (_request, response) => {
     response.json(options.status());

@@ -5,6 +5,7 @@ import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Server } from "node:net";
 import type { Logger } from "../core/deps.js";
 import { silentLogger } from "../core/deps.js";
+import { connectionBudget } from "./fd_budget.js";
 import { formatHostPort, type ListenAddress } from "./listen_address.js";
 import { tlsListener } from "./tls_listener.js";
 import type { WebConfigFile } from "./web_config_file.js";
@@ -30,11 +31,23 @@ export interface ClientLimits {
 }
 
 export const DefaultClientLimits: ClientLimits = {
-  maxConnections: 512,
+  maxConnections: connectionBudget(),
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 30_000,
   idleTimeoutMs: 60_000,
+};
+
+/**
+ * --web.health-listen-address: probes (the kubelet's liveness and readiness, a few a period)
+ * and nothing else; short timeouts, since a probe sends its request at once.
+ */
+export const HealthClientLimits: ClientLimits = {
+  maxConnections: 16,
+  headersTimeoutMs: 2_000,
+  requestTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 10_000,
 };
 
 export interface ListenOptions {

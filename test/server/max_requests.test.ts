@@ -3,6 +3,8 @@
 // self-metrics count the refused scrapes too. The exporter's metrics handler here renders only
 // when the test lets it, so the scrapes really overlap.
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { describe, type TestContext, test } from "node:test";
 import { Registry } from "prom-client";
 import { silentLogger } from "../../src/core/deps.js";
@@ -104,6 +106,40 @@ describe("--web.max-requests", () => {
     }, "a slot after the abandoned scrape");
     assert.equal(next.status, 200);
     held.open();
+  });
+
+  test("scrapes that arrive together are in flight together, even when each renders at once", async (t) => {
+    const metrics = metricsHandler({
+      render: () => Promise.resolve("up 1\n"),
+      instrumentation: undefined,
+      logger: silentLogger,
+    });
+    const { port } = new URL(await serve(t, 2, metrics));
+    // Ten keep-alive connections, each known to the server: a first request answered on each.
+    const texts: string[] = [];
+    const sockets = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const socket = connect(Number(port), "127.0.0.1");
+        texts[i] = "";
+        socket.setEncoding("utf8").on("data", (chunk: string) => {
+          texts[i] += chunk;
+        });
+        socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+        while (!texts[i]?.endsWith("ok\n")) await once(socket, "data");
+        texts[i] = "";
+        return socket;
+      }),
+    );
+    const answers = sockets.map(async (socket, i) => {
+      await once(socket, "end");
+      return Number(texts[i]?.slice(9, 12));
+    });
+    // Written in one turn: on loopback every request is there when the server next reads.
+    for (const socket of sockets)
+      socket.write("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const statuses = await Promise.all(answers);
+    assert.equal(statuses.filter((status) => status === 200).length, 2, String(statuses));
+    assert.equal(statuses.filter((status) => status === 503).length, 8, String(statuses));
   });
 
   test("0 means no limit", async (t) => {

@@ -121,8 +121,7 @@ export class FileSource implements PodSource {
       await this.listPath();
     } catch (err) {
       if (!abandonsList(err)) throw err;
-      if (!this.stopped)
-        this.fail("read", `list of ${this.path} abandoned: ${errorMessage(err)}`);
+      if (!this.stopped) this.fail("read", `list of ${this.path} abandoned: ${errorMessage(err)}`);
     }
   }
 
