@@ -89,6 +89,14 @@ export type CliCommand =
   | { kind: "run"; config: ExporterConfig };
 
 const DefaultHousekeepingIntervalMs = 2000;
+/**
+ * The floor of every period (relists, polls, the cross-check, housekeeping). The kubelet has
+ * none, but its defaults are seconds; below this a period is a busy loop: a poll of the
+ * kubelet's /metrics costs the exporter milliseconds of CPU, so at 1ms it took a whole core
+ * (320 polls a second) for nothing the kubelet changes that fast.
+ */
+export const MinPeriodMs = 10;
+export const MinPeriodReason = "below it a period is a busy loop";
 /** node_exporter's default for --web.max-requests. */
 const DefaultMaxRequests = 40;
 /** The demo should turn ready soon after its manifest server does. */
@@ -180,9 +188,10 @@ export async function resolveConfig(
   const kubelet = await kubeletConfig(flags);
   const frequency = (name: string, fromFile: number | undefined, fallback: number): number => {
     const ms = flags.duration(name) ?? fromFile ?? fallback;
-    if (!(ms > 0)) {
-      if (flags.isSet(name)) throw flags.error(name, "must be positive");
-      throw flags.error("kubelet-config", `the ${name} it sets must be positive`);
+    if (!(ms >= MinPeriodMs)) {
+      const floor = `must be at least ${MinPeriodMs}ms (${MinPeriodReason})`;
+      if (flags.isSet(name)) throw flags.error(name, floor);
+      throw flags.error("kubelet-config", `the ${name} it sets ${floor}`);
     }
     return ms;
   };
@@ -204,7 +213,7 @@ export async function resolveConfig(
     );
 
   const config: ExporterConfig = {
-    nodeName: nonEmpty(flags, "node-name") ?? host.trim().toLowerCase(),
+    nodeName: nodeName(flags, host),
     podManifestPath: nonEmpty(flags, "pod-manifest-path") ?? kubelet.staticPodPath,
     fileCheckFrequencyMs: frequency(
       "file-check-frequency",
@@ -285,18 +294,26 @@ function kubeletCrossCheck(flags: Flags, demo: boolean): KubeletCrossCheckConfig
   const url = nonEmpty(flags, "kubelet.url");
   if (url !== undefined && !/^https?:\/\/[^/]/.test(url))
     throw flags.error("kubelet.url", "must be an http:// or https:// URL");
-  const positive = (name: string, fallback: number): number => {
+  const atLeast = (name: string, fallback: number, floor: number, why: string): number => {
     const ms = flags.duration(name) ?? fallback;
-    if (!(ms > 0)) throw flags.error(name, "must be positive");
+    if (!(ms >= floor)) throw flags.error(name, `must be at least ${floor}ms (${why})`);
     return ms;
   };
-  // Checked even when the cross-check is off: a bad value is refused, never ignored.
-  const periodMs = positive("kubelet.poll-period", 30_000);
-  const timeoutMs = positive("kubelet.timeout", 10_000);
+  const periodMs = atLeast("kubelet.poll-period", 30_000, MinPeriodMs, MinPeriodReason);
+  const timeoutMs = atLeast("kubelet.timeout", 10_000, 1, "a poll needs some time");
   const caFile = nonEmpty(flags, "kubelet.ca-file");
   const tlsServerName = nonEmpty(flags, "kubelet.tls-server-name");
   const insecureSkipVerify = flags.bool("kubelet.insecure-skip-tls-verify");
-  if (url === undefined && !demo) return undefined;
+  if (url === undefined && !demo) {
+    // Settings of a cross-check that is off: a forgotten --kubelet.url, never silently ignored.
+    const set = flagSpecs.find(
+      (spec) =>
+        spec.name.startsWith("kubelet.") && spec.name !== "kubelet.url" && flags.isSet(spec.name),
+    );
+    if (set)
+      throw flags.error(set.name, "has no effect without --kubelet.url (the cross-check is off)");
+    return undefined;
+  }
   const token = flags.string("kubelet.token-file");
   return {
     url,
@@ -309,6 +326,23 @@ function kubeletCrossCheck(flags: Flags, demo: boolean): KubeletCrossCheckConfig
     periodMs,
     timeoutMs,
   };
+}
+
+/**
+ * The kubelet registers its node under this name, which must be a DNS-1123 subdomain (the API
+ * server refuses any other); a static pod's name gets it as a suffix. Another name matches no
+ * node: the api source would wait for it forever and every static pod would be refused.
+ */
+const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function nodeName(flags: Flags, host: string): string {
+  const name = nonEmpty(flags, "node-name") ?? host.trim().toLowerCase();
+  if (name.length > 253 || !dns1123Subdomain.test(name))
+    throw flags.error(
+      "node-name",
+      `${JSON.stringify(name.slice(0, 300))}${flags.isSet("node-name") ? "" : " (the host name)"} is not a node name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters (a DNS-1123 subdomain, as the kubelet registers it)`,
+    );
+  return name;
 }
 
 function nonEmpty(flags: Flags, name: string): string | undefined {

@@ -67,19 +67,19 @@ export const flagSpecs: readonly FlagSpec[] = [
     name: "file-check-frequency",
     kind: "duration",
     default: "20s",
-    help: "Duration between relists of --pod-manifest-path.",
+    help: "Duration between relists of --pod-manifest-path. At least 10ms: the kubelet has no floor, but below it a period is a busy loop (a poll costs milliseconds of CPU).",
   },
   {
     name: "http-check-frequency",
     kind: "duration",
     default: "20s (5s with --demo)",
-    help: "Duration between polls of --manifest-url.",
+    help: "Duration between polls of --manifest-url. At least 10ms: the kubelet has no floor, but below it a period is a busy loop (a poll costs milliseconds of CPU).",
   },
   {
     name: "sync-loop.housekeeping-period",
     kind: "duration",
     default: "2s",
-    help: "Period of the copy's sync loop housekeeping tick (skipped until all sources are ready). The kubelet's is a fixed 2s (housekeepingPeriod in pkg/kubelet/kubelet.go, 1.32 to 1.37): change it only in tests.",
+    help: "Period of the copy's sync loop housekeeping tick (skipped until all sources are ready). The kubelet's is a fixed 2s (housekeepingPeriod in pkg/kubelet/kubelet.go, 1.32 to 1.37): change it only in tests. At least 10ms: the kubelet has no floor, but below it a period is a busy loop (a poll costs milliseconds of CPU).",
   },
   {
     name: "kubelet-config",
@@ -127,7 +127,7 @@ export const flagSpecs: readonly FlagSpec[] = [
     name: "kubelet.poll-period",
     kind: "duration",
     default: "30s",
-    help: "Duration between the end of one poll of --kubelet.url and the next.",
+    help: "Duration between the end of one poll of --kubelet.url and the next. At least 10ms: the kubelet has no floor, but below it a period is a busy loop (a poll costs milliseconds of CPU).",
   },
   {
     name: "kubelet.timeout",
@@ -298,6 +298,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     const name = arg.slice(2, eq < 0 ? undefined : eq);
     const negated = negatedBool(name);
     if (negated && eq < 0) {
+      if (values.has(negated.name))
+        throw new UsageError(`--${negated.name}: given more than once (it takes one value)`);
       values.set(negated.name, { values: ["false"], origin: "flag" });
       previous = negated;
       continue;
@@ -319,12 +321,20 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     }
     const seen = values.get(name);
     if (seen && spec.repeatable) seen.values.push(value);
+    else if (seen)
+      // The last would win silently: a second --pod-manifest-path is a mistake, not a choice.
+      throw new UsageError(`--${name}: given more than once (it takes one value)`);
     else values.set(name, { values: [value], origin: "flag" });
     previous = spec;
   }
   for (const [name, removed] of removedFlags) {
     if (env[envName(name)]?.trim()) throw new UsageError(`$${envName(name)}: ${removed}`);
   }
+  // A misspelt variable would be ignored without a word.
+  const known = new Set(flagSpecs.map((spec) => envName(spec.name)));
+  for (const variable of Object.keys(env))
+    if (variable.startsWith("PODCONFIG_") && !known.has(variable) && env[variable]?.trim())
+      throw new UsageError(`unknown environment variable $${variable}: no flag reads it`);
   for (const spec of flagSpecs) {
     const fromEnv = env[envName(spec.name)];
     // An empty variable is an unset one (`FOO=` in a compose file or a pod spec), so it never

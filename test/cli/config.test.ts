@@ -44,6 +44,7 @@ describe("resolveConfig", () => {
     assert.equal(c.housekeepingIntervalMs, 2000);
     assert.deepEqual(c.web, {
       listenAddress: { host: undefined, port: 9847 },
+      healthListenAddress: undefined,
       telemetryPath: "/metrics",
       configFile: undefined,
       maxRequests: 40,
@@ -138,7 +139,7 @@ describe("resolveConfig", () => {
     );
     assert.equal(
       await usageError(["--sync-loop.housekeeping-period=0s"]),
-      "--sync-loop.housekeeping-period: must be positive",
+      "--sync-loop.housekeeping-period: must be at least 10ms (below it a period is a busy loop)",
     );
     assert.equal(await usageError(["--node-name"]), "--node-name: flag needs an argument");
     assert.equal(await usageError(["serve"]), 'unexpected argument "serve": flags start with --');

@@ -13,9 +13,13 @@ import { flagSpecs, UsageError } from "../../src/cli/flags.js";
 
 const source = "--pod-manifest-path=/etc/kubernetes/manifests";
 
-async function usageError(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+async function usageError(
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+  host = "node-a",
+): Promise<string> {
   try {
-    await resolveConfig(argv, env, "node-a");
+    await resolveConfig(argv, env, host);
   } catch (error) {
     assert.ok(error instanceof UsageError, `expected a UsageError, got ${String(error)}`);
     return error.message;
@@ -85,11 +89,61 @@ describe("configuration that cannot work", () => {
       );
   });
 
+  test("the low rows of issue 18: each refused with a message naming the flag", async () => {
+    for (const [args, env, expected] of [
+      [
+        ["--node-name=UPPER_bad/name"],
+        {},
+        /^--node-name: "UPPER_bad\/name" is not a node name: .*DNS-1123 subdomain/,
+      ],
+      [["--node-name=a..b"], {}, /^--node-name: "a\.\.b" is not a node name/],
+      [
+        ["--kubelet.ca-file=/ca.crt"],
+        {},
+        /^--kubelet\.ca-file: has no effect without --kubelet\.url/,
+      ],
+      [
+        [],
+        { PODCONFIG_KUBELET_POLL_PERIOD: "5s" },
+        /^--kubelet\.poll-period \(from \$PODCONFIG_KUBELET_POLL_PERIOD\): has no effect without --kubelet\.url/,
+      ],
+      [
+        [],
+        { PODCONFIG_POD_MANIFEST_PAHT: "/m" },
+        /^unknown environment variable \$PODCONFIG_POD_MANIFEST_PAHT: no flag reads it$/,
+      ],
+      [
+        ["--pod-manifest-path=/other"],
+        {},
+        /^--pod-manifest-path: given more than once \(it takes one value\)$/,
+      ],
+      [
+        ["--kubelet.url=https://127.0.0.1:10250/metrics", "--kubelet.poll-period=1ms"],
+        {},
+        /^--kubelet\.poll-period: must be at least 10ms \(below it a period is a busy loop\)$/,
+      ],
+      [["--http-check-frequency=1ns"], {}, /^--http-check-frequency: must be at least 10ms/],
+      [["--file-check-frequency=9ms"], {}, /^--file-check-frequency: must be at least 10ms/],
+    ] as const) {
+      assert.match(await usageError([source, ...args], { ...env }), expected, args.join(" "));
+    }
+    // The floor itself is accepted; the host name is checked as the node name it becomes.
+    await config([source, "--file-check-frequency=10ms"]);
+    assert.match(
+      await usageError([source], {}, "bad_host"),
+      /^--node-name: "bad_host" \(the host name\) is not a node name/,
+    );
+  });
+
   test("every duration flag above what a timer holds (~24.8 days) is refused", async () => {
     const durations = flagSpecs.filter((spec) => spec.kind === "duration").map((spec) => spec.name);
     assert.ok(durations.includes("http-check-frequency"));
     for (const name of durations) {
-      const args = name.startsWith("demo") ? ["--demo"] : [source];
+      const args = name.startsWith("demo")
+        ? ["--demo"]
+        : name.startsWith("kubelet.")
+          ? [source, "--kubelet.url=https://127.0.0.1:10250/metrics"]
+          : [source];
       assert.match(
         await usageError([...args, `--${name}=720h`]),
         new RegExp(`^--${name.replace(/\./g, "\\.")}: must be at most 596h31m23s`),

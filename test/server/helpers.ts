@@ -96,10 +96,11 @@ export async function exporterFromFlags(
   flags: string[],
   logger: Logger = silentLogger,
 ): Promise<Exporter> {
-  const command = await resolveConfig(
-    ["--web.listen-address=127.0.0.1:0", "--node-name=test-node", ...flags],
-    {},
+  // Defaults the caller's flags may replace: a flag given twice is refused.
+  const defaults = ["--web.listen-address=127.0.0.1:0", "--node-name=test-node"].filter(
+    (flag) => !flags.some((given) => given.startsWith(flag.slice(0, flag.indexOf("=") + 1))),
   );
+  const command = await resolveConfig([...defaults, ...flags], {});
   if (command.kind !== "run") throw new Error(`flags ${flags.join(" ")} do not run the exporter`);
   return startExporter(command.config, { logger, build: { version: "test", revision: "test" } });
 }
