@@ -14,43 +14,16 @@ import type { StaticPodOrigin } from "../src/sources/manifest/defaults.js";
 import { goSchema } from "../src/sources/manifest/go_schema.js";
 import { parseYamlOrJson } from "../src/sources/manifest/parse.js";
 import { decodeTyped, marshal } from "../src/sources/manifest/typed.js";
-import { benchPod } from "./pods.js";
+import { manifests, perItem, perPreparedItem, rounds } from "./decode_inputs.js";
 
-const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
 const origin: StaticPodOrigin = {
   source: "file",
   location: "/etc/kubernetes/manifests/bench.yaml",
   nodeName: "node-1",
 };
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-/** Median µs per item of `fn` over `items`, `rounds` times. */
-function perItem<T>(items: T[], fn: (item: T) => unknown): number {
-  const samples: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const start = process.hrtime.bigint();
-    for (const item of items) fn(item);
-    samples.push(Number(process.hrtime.bigint() - start) / 1e3 / items.length);
-  }
-  return median(samples);
-}
-
-/** A static pod manifest as an author writes it: benchPod without uid, status and node. */
-function manifest(i: number): Pod {
-  const { metadata, spec } = benchPod(i);
-  const { uid: _uid, resourceVersion: _rv, annotations: _a, ...meta } = metadata;
-  const { nodeName: _n, tolerations: _t, ...rest } = spec as Record<string, unknown>;
-  return { apiVersion: "v1", kind: "Pod", metadata: meta, spec: rest };
-}
-
-const n = 1000;
-const pods = Array.from({ length: n }, (_, i) => manifest(i));
-const json = pods.map((p) => JSON.stringify(p));
-const jsonBytes = json.map((s) => Buffer.from(s));
+const { json, jsonBytes } = manifests();
+const n = json.length;
 const floor = perItem(json, (s) => JSON.parse(s));
 const parsed = perItem(jsonBytes, (b) => parseYamlOrJson(b, "preserve"));
 const schema = goSchema(NewestKubeletMinor);
@@ -58,18 +31,13 @@ const typed = perItem(jsonBytes, (b) => {
   const value = decodeTyped(schema.pod, parseYamlOrJson(b, "preserve") as JsonObject);
   return marshal(schema.pod, value);
 });
-const defaulting = (() => {
-  const samples: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const copies = jsonBytes.map(
+const defaulting = perPreparedItem(
+  () =>
+    jsonBytes.map(
       (b) => decodeTyped(schema.pod, parseYamlOrJson(b, "preserve") as JsonObject) as Pod,
-    );
-    const start = process.hrtime.bigint();
-    for (const pod of copies) setObjectDefaultsPod(pod, NewestKubeletMinor);
-    samples.push(Number(process.hrtime.bigint() - start) / 1e3 / n);
-  }
-  return median(samples);
-})();
+    ),
+  (pod) => setObjectDefaultsPod(pod, NewestKubeletMinor),
+);
 const decoded = perItem(jsonBytes, (b) => tryDecodeSinglePod(b, origin));
 const ratio = (us: number) => `${us.toFixed(2)} (${(us / floor).toFixed(2)}×)`;
 const kib = (json.reduce((sum, s) => sum + s.length, 0) / n / 1024).toFixed(1);

@@ -1,0 +1,3 @@
+module podconfig-exporter/wasm/abi
+
+go 1.26.0
