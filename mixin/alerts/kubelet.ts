@@ -41,13 +41,16 @@ ${up}
 `,
         for: cfg.kubeletHousekeepingNotRunningFor,
         severity: "critical",
-        summary: "The kubelet on {{ $labels.instance }} has not run housekeeping since it started.",
+        summary:
+          "The kubelet on {{ $labels.instance }} has not completed housekeeping since it started.",
         description: text`
           The kubelet on {{ $labels.instance }} started more than
-          ${durationWords(cfg.kubeletHousekeepingGracePeriod)} ago and has still not run
-          housekeeping (HandlePodCleanups has written none of its series): by its own word, not
-          all of its pod sources are ready, or its sync loop is paused. Removed pods keep
-          running and orphaned mirror pods are not deleted. ${noSource}`,
+          ${durationWords(cfg.kubeletHousekeepingGracePeriod)} ago and has still not completed
+          a housekeeping (HandlePodCleanups has written none of its series): by its own word,
+          not all of its pod sources are ready, or its sync loop is paused, or every
+          housekeeping fails before its end (listing the pod cgroups or the runtime's pods; the
+          kubelet logs "Failed cleaning pods"). Removed pods keep running and orphaned mirror
+          pods are not deleted. ${noSource}`,
       }),
       alert(cfg, {
         alert: "PodConfigKubeletDisagreement",

@@ -14,6 +14,10 @@ export interface KubeletMetricsState {
   plegRelist: { count: number; sumSeconds: number };
   /** The runtime's Status calls (operation_type="status") and how many failed. */
   runtimeStatus: { total: number; errors: number };
+  /** Failed pod listings (operation_type="list_podsandbox"), each a failed call; none if absent. */
+  runtimeListErrors?: number;
+  /** kubernetes_feature_enabled{name="EventedPLEG"}; the family is left out when undefined. */
+  eventedPLEG?: boolean;
   /** What HandlePodCleanups last wrote; undefined before the first housekeeping. */
   housekeeping: { desiredStatic: number; desiredNonStatic: number } | undefined;
 }
@@ -23,6 +27,8 @@ interface Family {
   type: "gauge" | "counter" | "histogram";
   help: string;
   lines: string[];
+  /** ALPHA unless said. */
+  stability?: "BETA";
 }
 
 const DefBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -42,8 +48,9 @@ export function renderKubeletMetrics(state: KubeletMetricsState): string {
       [`kubelet_pleg_last_seen_seconds ${state.plegLastSeenSeconds}`],
     ),
     relistHistogram(state.plegRelist),
-    ...runtimeFamilies(state.runtimeStatus),
+    ...runtimeFamilies(state.runtimeStatus, state.runtimeListErrors ?? 0),
     buildInfo(state.version),
+    ...featureFamilies(state.eventedPLEG),
     gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", [
       `process_start_time_seconds ${state.startTimeSeconds}`,
     ]),
@@ -51,8 +58,10 @@ export function renderKubeletMetrics(state: KubeletMetricsState): string {
   return `${families
     .filter((family) => family.lines.length > 0)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .map(({ name, type, help, lines }) =>
-      [`# HELP ${name} [ALPHA] ${help}`, `# TYPE ${name} ${type}`, ...lines].join("\n"),
+    .map(({ name, type, help, lines, stability }) =>
+      [`# HELP ${name} [${stability ?? "ALPHA"}] ${help}`, `# TYPE ${name} ${type}`, ...lines].join(
+        "\n",
+      ),
     )
     .join("\n")}\n`;
 }
@@ -91,21 +100,46 @@ function housekeepingFamilies(housekeeping: KubeletMetricsState["housekeeping"])
   ];
 }
 
-function runtimeFamilies(status: KubeletMetricsState["runtimeStatus"]): Family[] {
-  const op = (name: string, value: number) => `${name}{operation_type="status"} ${value}`;
+function runtimeFamilies(
+  status: KubeletMetricsState["runtimeStatus"],
+  listErrors: number,
+): Family[] {
+  const op = (name: string, type: string, value: number) =>
+    value > 0 ? [`${name}{operation_type="${type}"} ${value}`] : [];
+  const errors = "kubelet_runtime_operations_errors_total";
+  const total = "kubelet_runtime_operations_total";
+  // A series of the vec appears with its first call (sorted by label, as client_golang does).
   return [
     {
-      name: "kubelet_runtime_operations_errors_total",
+      name: errors,
       type: "counter",
       help: "Cumulative number of runtime operation errors by operation type.",
-      lines:
-        status.errors > 0 ? [op("kubelet_runtime_operations_errors_total", status.errors)] : [],
+      lines: [...op(errors, "list_podsandbox", listErrors), ...op(errors, "status", status.errors)],
     },
     {
-      name: "kubelet_runtime_operations_total",
+      name: total,
       type: "counter",
       help: "Cumulative number of runtime operations by operation type.",
-      lines: [op("kubelet_runtime_operations_total", status.total)],
+      lines: [
+        ...op(total, "list_podsandbox", listErrors),
+        `${total}{operation_type="status"} ${status.total}`,
+      ],
+    },
+  ];
+}
+
+/** component-base's feature gauge, trimmed to the one gate the witness reads. */
+function featureFamilies(eventedPLEG: boolean | undefined): Family[] {
+  if (eventedPLEG === undefined) return [];
+  return [
+    {
+      name: "kubernetes_feature_enabled",
+      type: "gauge",
+      stability: "BETA",
+      help: "This metric records the data about the stage and enablement of a k8s feature.",
+      lines: [
+        `kubernetes_feature_enabled{name="EventedPLEG",stage="ALPHA"} ${eventedPLEG ? 1 : 0}`,
+      ],
     },
   ];
 }

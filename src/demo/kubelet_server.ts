@@ -36,6 +36,7 @@ export async function startDemoKubelet(options: DemoKubeletOptions): Promise<Dem
       plegLastSeenSeconds: Math.floor(now / 1000),
       plegRelist: { count: up, sumSeconds: up * 0.012 },
       runtimeStatus: { total: Math.floor(up / 5) + 1, errors: 0 },
+      eventedPLEG: false,
       housekeeping:
         now - started >= options.housekeepingAfterMs
           ? { desiredStatic: demoPodList.items.length, desiredNonStatic: 0 }

@@ -29,6 +29,7 @@ const notPolledYet: WitnessView = {
   signals: undefined,
   restarts: 0,
   plegRelistMeanSeconds: undefined,
+  runtimeListFailing: undefined,
   pause: unknownVerdict,
 };
 

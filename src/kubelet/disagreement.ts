@@ -1,7 +1,11 @@
 // The copy against the kubelet's own word on readiness. The copy is ready when its SourcesReady
-// is; the kubelet has shown that it is only by running housekeeping (the HandlePodCleanups
-// series exist), which it does only once all its sources are ready and its loop runs. Neither
-// side is changed by this: /readyz and podconfig_source_ready stay the copy's.
+// is; the kubelet has shown that it is only by completing a housekeeping (the HandlePodCleanups
+// series exist), which it runs only once all its sources are ready and its loop runs, and which
+// returns before those series when listing the pod cgroups or the runtime's pods fails. So
+// "not housekept" is "not completed": with the runtime's listing failing it is no sign of
+// readiness either way, and nothing is claimed; a failed cgroup listing leaves no trace in
+// /metrics (see docs/validation.md). Neither side is changed by this: /readyz and
+// podconfig_source_ready stay the copy's.
 import type { WitnessView } from "./witness.js";
 
 export type DisagreementDirection = "copy_ready_kubelet_not" | "kubelet_ready_copy_not";
@@ -13,7 +17,8 @@ export interface DisagreementCase {
 
 /** Every (direction, reason) pair, so each series exists from the first known answer. */
 export const DisagreementCases: readonly DisagreementCase[] = [
-  // The kubelet's loop runs, yet it has not housekept: its sources are not all ready.
+  // The kubelet's loop runs, yet it has not completed a housekeeping: its sources are not all
+  // ready (or every run failed listing the pod cgroups, which /metrics does not show).
   { direction: "copy_ready_kubelet_not", reason: "kubelet_housekeeping_not_run" },
   // The kubelet's loop is paused (runtime down, PLEG unhealthy) and has not housekept.
   { direction: "copy_ready_kubelet_not", reason: "kubelet_sync_loop_paused" },
@@ -30,6 +35,9 @@ export function disagreement(
 ): Map<DisagreementCase, boolean> | undefined {
   const ran = view.signals?.housekeepingRan;
   if (!view.up || ran === undefined) return undefined;
+  // Not completed while the runtime's pod listing fails, or before that is known: housekeeping
+  // may be failing with every source ready.
+  if (!ran && view.runtimeListFailing !== false) return undefined;
   const paused = view.pause.pleg === true || view.pause.runtime === true;
   const [notRun, whilePaused, copyNot] = DisagreementCases as [
     DisagreementCase,

@@ -47,6 +47,12 @@ export interface WitnessView {
   restarts: number;
   /** Mean PLEG relist duration over the last poll interval, seconds. */
   plegRelistMeanSeconds: number | undefined;
+  /**
+   * The runtime's pod listing failed since the previous poll of the same kubelet process
+   * (list_podsandbox / list_containers errors grew); undefined without two such readings.
+   * Housekeeping returns before its series when that listing fails.
+   */
+  runtimeListFailing: boolean | undefined;
   /** The verdict of the last poll; all unknown when it failed. */
   pause: PauseVerdict;
 }
@@ -63,6 +69,7 @@ export class KubeletWitness {
   private polls = 0;
   private restarts = 0;
   private plegRelistMean: number | undefined;
+  private runtimeListFailing: boolean | undefined;
   private pause: PauseVerdict = unknownVerdict;
   private timer: NodeJS.Timeout | undefined;
   private inflight: Promise<void> | undefined;
@@ -94,6 +101,7 @@ export class KubeletWitness {
       signals: this.signals,
       restarts: this.restarts,
       plegRelistMeanSeconds: this.plegRelistMean,
+      runtimeListFailing: this.runtimeListFailing,
       pause: this.pause,
     };
   }
@@ -141,6 +149,7 @@ export class KubeletWitness {
     if (restarted) this.runtime.reset();
     this.runtime.observe(signals.runtimeStatus, at);
     this.plegRelistMean = restarted ? undefined : relistMean(previous, signals);
+    this.runtimeListFailing = restarted ? undefined : listFailing(previous, signals);
     this.signals = signals;
     this.pause = { pleg: plegUnhealthy(signals, at), runtime: this.runtime.down(at) };
     if (isPaused(this.pause)) this.logger.debug("Kubelet sync loop paused", { ...this.pause });
@@ -165,6 +174,15 @@ export class KubeletWitness {
     // Nothing read: the kubelet's loop is not known to be paused.
     this.pause = unknownVerdict;
   }
+}
+
+function listFailing(
+  previous: KubeletSignals | undefined,
+  current: KubeletSignals,
+): boolean | undefined {
+  const before = previous?.runtimeListErrors;
+  const now = current.runtimeListErrors;
+  return before === undefined || now === undefined ? undefined : now > before;
 }
 
 function relistMean(

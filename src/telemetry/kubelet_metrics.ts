@@ -83,7 +83,7 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_pleg_last_seen_timestamp_seconds",
-      help: "The kubelet's kubelet_pleg_last_seen_seconds: Unix time PLEG last relisted; absent while unknown or before its first relist.",
+      help: "The kubelet's kubelet_pleg_last_seen_seconds: Unix time PLEG last relisted; absent while unknown, before its first relist, and on 1.32-1.36 unless EventedPLEG is known to be off (its health check sets the gauge to the current time).",
       collect: (g) => optional(g, mapped(signals()?.plegLastSeen, seconds)),
     },
     {
@@ -105,7 +105,7 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_housekeeping_ran",
-      help: "1 once the kubelet's housekeeping has run in its current process (the series only HandlePodCleanups writes exist), 0 before; absent when unknown.",
+      help: "1 once the kubelet has completed a housekeeping in its current process (the series only HandlePodCleanups writes, near its end, exist), 0 before: its sources are not all ready, its loop is paused, or every run failed early (listing the pod cgroups or the runtime's pods); absent when unknown.",
       collect: (g) => optional(g, mapped(signals()?.housekeepingRan, Number)),
     },
     {
@@ -137,7 +137,7 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_disagreement",
-      help: "1 while the copy and the kubelet's own signals disagree on readiness: copy_ready_kubelet_not (the kubelet has not housekept: its sources are not ready, or its loop is paused) or kubelet_ready_copy_not. Never changes /readyz or podconfig_source_ready. Absent when the kubelet's side is unknown.",
+      help: "1 while the copy and the kubelet's own signals disagree on readiness: copy_ready_kubelet_not (the kubelet has not completed a housekeeping: its sources are not ready, or its loop is paused, or it fails listing the pod cgroups) or kubelet_ready_copy_not. Never changes /readyz or podconfig_source_ready. Absent when the kubelet's side is unknown, and while its runtime's pod listing fails (housekeeping may be failing with every source ready).",
       labelNames: ["direction", "reason"],
       collect: (g) => {
         g.reset();

@@ -64,15 +64,17 @@ describe("readKubeletSignals", () => {
       startTime: 1.76451849981e12,
       plegLastSeen: 1.764547205e12,
       plegNeverRelisted: false,
+      eventedPLEG: false,
       plegRelist: { count: 28711, sumSeconds: 219.81430977799886 },
       runtimeStatus: { total: 5743, errors: 2 },
+      runtimeListErrors: 0,
       housekeepingRan: true,
       desiredPods: { static: 4, nonStatic: 12 },
     });
   });
 
-  test("kubelet 1.28 just started: PLEG never relisted, no housekeeping yet", async () => {
-    const signals = readKubeletSignals(parseExposition(await fixture("v1.28-starting.txt")));
+  test("kubelet 1.37 just started: PLEG never relisted, no housekeeping yet", async () => {
+    const signals = readKubeletSignals(parseExposition(await fixture("v1.37-starting.txt")));
     assert.equal(signals.supported, true);
     assert.equal(signals.plegLastSeen, undefined);
     assert.equal(signals.plegNeverRelisted, true);
@@ -80,7 +82,7 @@ describe("readKubeletSignals", () => {
     assert.equal(signals.desiredPods, undefined);
   });
 
-  test("a version outside 1.28-1.34: housekeeping unknown, not 'not run'", async () => {
+  test("a version outside 1.32-1.37: housekeeping unknown, not 'not run'", async () => {
     const signals = readKubeletSignals(parseExposition(await fixture("v1.25-housekept.txt")));
     assert.equal(signals.supported, false);
     assert.equal(signals.housekeepingRan, undefined);
@@ -96,11 +98,49 @@ describe("readKubeletSignals", () => {
       startTime: undefined,
       plegLastSeen: undefined,
       plegNeverRelisted: false,
+      eventedPLEG: undefined,
       plegRelist: undefined,
       runtimeStatus: undefined,
+      runtimeListErrors: undefined,
       housekeepingRan: undefined,
       desiredPods: undefined,
     });
+  });
+
+  test("EventedPLEG on 1.32-1.36: the PLEG gauge is its health check's 'now', not read", async () => {
+    // kubelet.go 1.32-1.36 adds EventedPLEG.Healthy as a health check after the generic PLEG's;
+    // it sets kubelet_pleg_last_seen_seconds to the current time. In 1.37 EventedPLEG only
+    // requests relists and the gauge is the generic PLEG's.
+    const housekept = await fixture("v1.32-housekept.txt");
+    const gate = 'kubernetes_feature_enabled{name="EventedPLEG",stage="ALPHA"} 0';
+    assert.ok(housekept.includes(gate));
+    const on = housekept.replace(gate, gate.replace("} 0", "} 1"));
+    for (const version of ["v1.32.4", "v1.36.3"]) {
+      const text = on.replace('git_version="v1.32.4"', `git_version="${version}"`);
+      const signals = readKubeletSignals(parseExposition(text));
+      assert.equal(signals.eventedPLEG, true);
+      assert.equal(signals.plegLastSeen, undefined, version);
+      assert.equal(signals.plegNeverRelisted, false, version);
+    }
+    // Without the gate's series the gauge may be either: unknown on 1.32-1.36, read on 1.37.
+    const noGate = housekept.replace(`${gate}\n`, "");
+    assert.equal(readKubeletSignals(parseExposition(noGate)).plegLastSeen, undefined);
+    const on137 = on.replace('git_version="v1.32.4"', 'git_version="v1.37.2"');
+    assert.equal(readKubeletSignals(parseExposition(on137)).plegLastSeen, 1.764547205e12);
+    const starting = (await fixture("v1.37-starting.txt")).replace(gate, "");
+    assert.equal(readKubeletSignals(parseExposition(starting)).plegNeverRelisted, true);
+  });
+
+  test("the runtime's failed pod listings: list_podsandbox and list_containers errors", () => {
+    const text = [
+      'kubelet_runtime_operations_total{operation_type="list_podsandbox"} 9',
+      'kubelet_runtime_operations_total{operation_type="status"} 9',
+      'kubelet_runtime_operations_errors_total{operation_type="list_containers"} 2',
+      'kubelet_runtime_operations_errors_total{operation_type="list_podsandbox"} 3',
+      'kubelet_runtime_operations_errors_total{operation_type="status"} 4',
+      "",
+    ].join("\n");
+    assert.equal(readKubeletSignals(parseExposition(text)).runtimeListErrors, 5);
   });
 
   test("the fake and demo kubelets write the fixture's families, types and labels", async () => {
@@ -112,6 +152,8 @@ describe("readKubeletSignals", () => {
         plegLastSeenSeconds: 2,
         plegRelist: { count: 3, sumSeconds: 0.1 },
         runtimeStatus: { total: 4, errors: 1 },
+        runtimeListErrors: 2,
+        eventedPLEG: false,
         housekeeping: { desiredStatic: 1, desiredNonStatic: 2 },
       }),
     );

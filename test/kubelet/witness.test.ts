@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
+import { disagreement } from "../../src/kubelet/disagreement.js";
 import { fetchKubeletMetrics } from "../../src/kubelet/fetch.js";
 import type { PauseVerdict } from "../../src/kubelet/sync_loop_state.js";
 import { KubeletWitness } from "../../src/kubelet/witness.js";
@@ -114,6 +115,65 @@ describe("KubeletWitness", () => {
     await w.poll();
     assert.equal(w.view().pause.runtime, true);
     assert.deepEqual(verdicts.at(-1), { pleg: false, runtime: true });
+  });
+
+  test("no housekeeping series while the runtime's pod listing fails: the kubelet's readiness is unknown", async () => {
+    // HandlePodCleanups returns before kubelet_desired_pods & co when the runtime cache's
+    // refresh (list_podsandbox, list_containers) fails, with every source ready: absent series
+    // are "not completed", no disagreement is claimed then.
+    const { w } = witness(clock);
+    // A healthy loop between polls: PLEG relisted, runtime Status calls succeeding.
+    const next = (change: Partial<typeof kubelet.state> = {}) => {
+      clock.advance(30_000);
+      const { total } = kubelet.state.runtimeStatus;
+      kubelet.state = {
+        ...kubelet.state,
+        ...change,
+        plegLastSeenSeconds: clock.now() / 1000,
+        runtimeStatus: { total: total + 6, errors: 0 },
+      };
+    };
+    kubelet.restart(clock.now() / 1000);
+    next();
+    await w.poll();
+    assert.equal(w.view().signals?.housekeepingRan, false);
+    assert.equal(w.view().runtimeListFailing, undefined);
+    assert.equal(disagreement(w.view(), true), undefined, "one reading: listing not known to work");
+    for (const errors of [3, 6]) {
+      next({ runtimeListErrors: errors });
+      await w.poll();
+      assert.equal(w.view().runtimeListFailing, true);
+      assert.equal(disagreement(w.view(), true), undefined);
+    }
+    // The listing works again (no new error) and housekeeping still has not completed.
+    next();
+    await w.poll();
+    assert.equal(w.view().runtimeListFailing, false);
+    const cases = disagreement(w.view(), true);
+    assert.deepEqual(
+      [...(cases ?? [])].map(([{ direction, reason }, holds]) => [direction, reason, holds]),
+      [
+        ["copy_ready_kubelet_not", "kubelet_housekeeping_not_run", true],
+        ["copy_ready_kubelet_not", "kubelet_sync_loop_paused", false],
+        ["kubelet_ready_copy_not", "copy_sources_not_ready", false],
+      ],
+    );
+    // Once housekeeping has completed, listing errors change nothing: the series stay.
+    next({ runtimeListErrors: 9, housekeeping: { desiredStatic: 1, desiredNonStatic: 0 } });
+    await w.poll();
+    assert.equal(w.view().runtimeListFailing, true);
+    assert.equal(disagreement(w.view(), true)?.size, 3);
+  });
+
+  test("EventedPLEG on a 1.32 kubelet: PLEG unknown, never paused by a gauge its health check sets", async () => {
+    const { w } = witness(clock);
+    kubelet.state = { ...kubelet.state, eventedPLEG: true, plegLastSeenSeconds: 0 };
+    await w.poll();
+    assert.equal(w.view().signals?.plegLastSeen, undefined);
+    assert.equal(w.view().pause.pleg, undefined);
+    kubelet.state = { ...kubelet.state, version: "v1.37.2" };
+    await w.poll();
+    assert.equal(w.view().pause.pleg, true, "1.37: the generic PLEG's gauge, 0: never relisted");
   });
 
   test("a failing, refused or garbled poll: down, everything unknown, the reason counted", async () => {

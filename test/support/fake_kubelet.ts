@@ -94,6 +94,7 @@ export class FakeKubelet {
       plegLastSeenSeconds: Math.floor(now / 1000),
       plegRelist: { count: 60, sumSeconds: 0.6 },
       runtimeStatus: { total: 12, errors: 0 },
+      eventedPLEG: false,
       housekeeping: { desiredStatic: 1, desiredNonStatic: 0 },
     };
   }
