@@ -216,7 +216,9 @@ if (childVersion) {
       `| ${version} | ${worker.ran ? "runs" : "fails"}: ${ms(worker.totalMs)} (${worker.detail}) | ${accepted.wasm} / ${accepted.port} of ${accepted.of} |`,
     );
   }
-  console.log("\nThe issue's four manifests:\n\n| kubelet | manifest | wasm | port |\n|---|---|---|---|");
+  console.log(
+    "\nThe issue's four manifests:\n\n| kubelet | manifest | wasm | port |\n|---|---|---|---|",
+  );
   for (const { version, refusals } of results) {
     for (const { label, wasm, port } of refusals)
       console.log(`| ${version} | ${label} | ${wasm} | ${port} |`);
