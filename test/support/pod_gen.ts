@@ -1,0 +1,307 @@
+// Static pod manifests generated from the v1 Pod schema of a release (pod_schema.ts): every
+// field of PodSpec, its containers, init and ephemeral containers, volumes of each kind, probes,
+// lifecycle, resources, env, security contexts, affinity, topology spread, tolerations,
+// dnsConfig, hostAliases, readiness and scheduling gates, overhead, os and resource claims is
+// reachable. Values follow the field's name and type (a port is a port, a path a path, a string
+// whose description names its values one of those), so most pods are valid and the refusals
+// come from the combinations; mutatePod then sets one field to an edge or invalid value.
+import type { FieldType, PodSchema } from "./pod_schema.js";
+import type { Rng } from "./rng.js";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+/** Definitions where exactly one of the listed fields is set (a volume's source, a handler). */
+const oneOf: Record<string, { always: string[]; choose: "allOthers" | string[] }> = {
+  Volume: { always: ["name"], choose: "allOthers" },
+  VolumeProjection: { always: [], choose: "allOthers" },
+  Probe: {
+    always: [
+      "initialDelaySeconds",
+      "timeoutSeconds",
+      "periodSeconds",
+      "successThreshold",
+      "failureThreshold",
+      "terminationGracePeriodSeconds",
+    ],
+    choose: ["exec", "httpGet", "tcpSocket", "grpc"],
+  },
+  LifecycleHandler: { always: [], choose: "allOthers" },
+  EnvVarSource: { always: [], choose: "allOthers" },
+};
+
+/** Fields left out: written by the API server or the kubelet, never by a manifest's author. */
+const skipped = new Set([
+  "ObjectMeta.managedFields",
+  "ObjectMeta.ownerReferences",
+  "ObjectMeta.creationTimestamp",
+  "ObjectMeta.deletionTimestamp",
+  "ObjectMeta.deletionGracePeriodSeconds",
+  "ObjectMeta.resourceVersion",
+  "ObjectMeta.selfLink",
+  "ObjectMeta.generateName",
+  "ObjectMeta.finalizers",
+  "ObjectMeta.generation",
+  "Pod.status",
+]);
+
+const images = [
+  "busybox",
+  "busybox:1.36",
+  "nginx:latest",
+  "registry.k8s.io/etcd:3.5.15-0",
+  "registry.k8s.io/pause@sha256:7031c1b283388d2c2e09b57badb803c05ebed362dc88d84b480cc47f72a21097",
+  "localhost:5000/app:v2",
+];
+const quantities = ["100m", "250m", "1", "2", "0.5", "64Mi", "128Mi", "1Gi", "1G", "500M", "10"];
+const resourceNames = ["cpu", "memory", "ephemeral-storage", "hugepages-2Mi", "example.com/gpu"];
+const words = ["alpha", "beta", "gamma", "delta", "web", "db", "cache", "main"];
+
+interface Context {
+  rng: Rng;
+  schema: PodSchema;
+  volumes: string[];
+  names: number;
+}
+
+const label = (ctx: Context): string => `${ctx.rng.pick(words)}-${ctx.names++}`;
+
+function stringFor(ctx: Context, field: string, type: { values: string[]; format?: string }): Json {
+  const { rng } = ctx;
+  if (type.format === "byte") return Buffer.from(rng.pick(words)).toString("base64");
+  if (type.values.length > 0 && rng.chance(0.9)) return rng.pick(type.values);
+  const f = field.toLowerCase();
+  if (f === "image") return rng.pick(images);
+  if (f === "apiversion") return "v1";
+  if (f === "fieldpath")
+    return rng.pick(["metadata.name", "metadata.namespace", "spec.nodeName", "status.podIP"]);
+  if (f === "resource") return rng.pick(["limits.cpu", "requests.memory", "limits.memory"]);
+  if (f === "topologykey")
+    return rng.pick(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+  if (f === "ip" || f.endsWith("ip")) return `10.0.${rng.int(0, 255)}.${rng.int(1, 254)}`;
+  if (f === "mountpath" || f === "devicepath") return `/mnt/${label(ctx)}`;
+  if (f === "subpath" || f === "subpathexpr") return `sub/${rng.pick(words)}`;
+  if (f === "path") return rng.chance(0.5) ? `/var/lib/${label(ctx)}` : `${rng.pick(words)}.conf`;
+  if (f === "key") return rng.chance(0.5) ? `example.com/${rng.pick(words)}` : rng.pick(words);
+  if (f === "driver") return "csi.example.com";
+  if (f === "fstype") return rng.pick(["ext4", "xfs"]);
+  if (f === "signername") return "example.com/signer";
+  if (f === "localhostprofile") return `profiles/${rng.pick(words)}.json`;
+  if (f.endsWith("name") || f === "hostname" || f === "subdomain") return label(ctx);
+  if (f === "host") return rng.chance(0.5) ? "" : "localhost";
+  return rng.pick(words);
+}
+
+function integerFor(ctx: Context, field: string): number {
+  const { rng } = ctx;
+  const f = field.toLowerCase();
+  if (f === "containerport" || f === "port") return rng.int(1, 65535);
+  if (f === "hostport") return rng.chance(0.7) ? 0 : rng.int(1, 65535);
+  if (f.includes("mode")) return rng.pick([0o644, 0o400, 0o755, 0o600]);
+  if (f.includes("seconds")) return rng.int(1, 3600);
+  if (f === "weight") return rng.int(1, 100);
+  if (f.startsWith("runas") || f.includes("group") || f === "uid" || f === "gid")
+    return rng.int(0, 65535);
+  if (f.endsWith("threshold")) return rng.int(1, 5);
+  if (f === "maxskew") return rng.int(1, 3);
+  if (f === "mindomains") return rng.int(1, 3);
+  return rng.int(0, 10);
+}
+
+function fieldValue(
+  ctx: Context,
+  owner: string,
+  field: string,
+  type: FieldType,
+  depth: number,
+): Json {
+  const { rng } = ctx;
+  switch (type.kind) {
+    case "ref":
+      return objectOf(ctx, type.name, depth + 1);
+    case "array": {
+      const n = rng.int(field === "containers" ? 1 : 0, depth > 4 ? 1 : 3);
+      return Array.from({ length: n }, () => fieldValue(ctx, owner, field, type.items, depth));
+    }
+    case "map": {
+      if (
+        field === "limits" ||
+        field === "requests" ||
+        field === "overhead" ||
+        field === "capacity"
+      ) {
+        const map: JsonObject = {};
+        for (const name of resourceNames) if (rng.chance(0.4)) map[name] = rng.pick(quantities);
+        return map;
+      }
+      const map: JsonObject = {};
+      for (let i = rng.int(0, 3); i > 0; i--) {
+        const key = rng.chance(0.3) ? `example.com/${label(ctx)}` : label(ctx);
+        map[key] = fieldValue(ctx, owner, "value", type.values, depth);
+      }
+      return map;
+    }
+    case "string":
+      return stringFor(ctx, field, type);
+    case "integer":
+      return integerFor(ctx, field);
+    case "number":
+      return rng.int(0, 100) / 4;
+    case "boolean":
+      return rng.chance(0.5);
+    case "quantity":
+      return rng.pick(quantities);
+    case "intOrString":
+      return rng.chance(0.7) ? rng.int(1, 65535) : rng.pick(["http", "metrics", "grpc"]);
+    case "time":
+      return "2026-01-01T00:00:00Z";
+    case "free":
+      return {};
+  }
+}
+
+/** How likely an optional field is set: generous near the top, sparse deep down. */
+const fieldChance = (depth: number): number => (depth <= 2 ? 0.3 : depth <= 4 ? 0.2 : 0.08);
+
+function objectOf(ctx: Context, name: string, depth: number): JsonObject {
+  const { rng, schema } = ctx;
+  const definition = schema.definitions.get(name);
+  if (!definition) throw new Error(`${schema.release}: no definition ${name}`);
+  const object: JsonObject = {};
+  const fields = Object.keys(definition.fields).filter((f) => !skipped.has(`${name}.${f}`));
+  const rule = oneOf[name];
+  let chosen: string | undefined;
+  if (rule) {
+    const candidates =
+      rule.choose === "allOthers" ? fields.filter((f) => !rule.always.includes(f)) : rule.choose;
+    chosen = rng.pick(candidates.filter((f) => fields.includes(f)));
+  }
+  for (const field of fields) {
+    const type = definition.fields[field] as FieldType;
+    if (rule && !rule.always.includes(field)) {
+      if (field !== chosen) continue;
+    } else if (!definition.required.includes(field) && !rng.chance(fieldChance(depth))) {
+      continue;
+    }
+    if (depth > 7 && type.kind === "ref" && field !== chosen) continue;
+    object[field] = fieldValue(ctx, name, field, type, depth);
+  }
+  if (name === "Container" || name === "EphemeralContainer") {
+    object.name = label(ctx);
+    object.image = rng.pick(images);
+    if (Array.isArray(object.volumeMounts))
+      object.volumeMounts =
+        ctx.volumes.length === 0
+          ? []
+          : object.volumeMounts.map((m) => ({
+              ...(m as JsonObject),
+              name: rng.pick(ctx.volumes),
+            }));
+  }
+  if (name === "Volume") ctx.volumes.push(object.name as string);
+  return object;
+}
+
+export interface GeneratedPod {
+  /** The manifest as a JSON value (YAML or JSON text is made from it by the caller). */
+  pod: JsonObject;
+}
+
+/** A pod from the whole schema: metadata, then a spec whose every field may be set. */
+export function generatePod(rng: Rng, schema: PodSchema, index: number): JsonObject {
+  const ctx: Context = { rng, schema, volumes: [], names: 0 };
+  const spec: JsonObject = {};
+  const specDefinition = schema.definitions.get("PodSpec");
+  if (!specDefinition) throw new Error(`${schema.release}: no PodSpec`);
+  // Volumes first, so that mounts can name them.
+  if (rng.chance(0.5))
+    spec.volumes = fieldValue(
+      ctx,
+      "PodSpec",
+      "volumes",
+      specDefinition.fields.volumes as FieldType,
+      1,
+    );
+  for (const [field, type] of Object.entries(specDefinition.fields)) {
+    if (field === "volumes") continue;
+    const chance = field === "containers" ? 1 : field === "ephemeralContainers" ? 0.03 : 0.15;
+    if (rng.chance(chance)) spec[field] = fieldValue(ctx, "PodSpec", field, type, 1);
+  }
+  const metadata: JsonObject = { name: `pod-${index}` };
+  if (rng.chance(0.5)) metadata.namespace = rng.pick(["default", "kube-system", "team-a"]);
+  if (rng.chance(0.4)) metadata.labels = { app: rng.pick(words), tier: rng.pick(words) };
+  if (rng.chance(0.3)) metadata.annotations = { "example.com/note": rng.pick(words) };
+  if (rng.chance(0.1)) metadata.uid = `uid-${index}-${rng.int(0, 1e6)}`;
+  return { apiVersion: "v1", kind: "Pod", metadata, spec };
+}
+
+/** Edge and invalid values one field may take. */
+const edgeValues: Json[] = [
+  null,
+  "",
+  " ",
+  "UPPER",
+  " lead",
+  "a/b",
+  "../x",
+  "/var/../etc",
+  "x".repeat(64),
+  "x".repeat(254),
+  "512MB",
+  "100m",
+  "-1",
+  "1e3",
+  "0x10",
+  0,
+  -1,
+  1.5,
+  65536,
+  2147483648,
+  1e21,
+  true,
+  false,
+  [],
+  {},
+  [""],
+  { "": "" },
+];
+
+/** Every path to a value in `value`, as keys and indices. */
+function paths(value: Json, prefix: (string | number)[] = [], out: (string | number)[][] = []) {
+  if (value !== null && typeof value === "object") {
+    const entries = Array.isArray(value)
+      ? value.map((v, i) => [i, v] as const)
+      : Object.entries(value);
+    for (const [key, child] of entries) {
+      const path = [...prefix, key];
+      out.push(path);
+      paths(child as Json, path, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * The pod with one field set to an edge or invalid value, or removed; the path and the value
+ * name the mutation. Identity fields (apiVersion, kind) are left alone half of the time less.
+ */
+export function mutatePod(rng: Rng, pod: JsonObject): { pod: JsonObject; mutation: string } {
+  const copy = structuredClone(pod);
+  const all = paths(copy).filter((p) => p[0] !== "apiVersion" && p[0] !== "kind");
+  const path = rng.pick(all);
+  let parent: Json = copy;
+  for (const key of path.slice(0, -1))
+    parent = (parent as Record<string | number, Json>)[key] as Json;
+  const last = path.at(-1) as string | number;
+  const target = parent as Record<string | number, Json>;
+  let mutation: string;
+  if (rng.chance(0.15) && !Array.isArray(parent)) {
+    delete target[last];
+    mutation = `${path.join(".")} removed`;
+  } else {
+    const value = rng.pick(edgeValues);
+    target[last] = structuredClone(value);
+    mutation = `${path.join(".")} = ${JSON.stringify(value)}`;
+  }
+  return { pod: copy, mutation };
+}
