@@ -69,8 +69,10 @@ const label = (ctx: Context): string => `${ctx.rng.pick(words)}-${ctx.names++}`;
 function stringFor(ctx: Context, field: string, type: { values: string[]; format?: string }): Json {
   const { rng } = ctx;
   if (type.format === "byte") return Buffer.from(rng.pick(words)).toString("base64");
-  if (type.values.length > 0 && rng.chance(0.9)) return rng.pick(type.values);
   const f = field.toLowerCase();
+  // A name is a name whatever its description mentions (its kind, capitalized).
+  if (type.values.length > 0 && !f.endsWith("name") && rng.chance(0.9))
+    return rng.pick(type.values);
   if (f === "image") return rng.pick(images);
   if (f === "apiversion") return "v1";
   if (f === "fieldpath")
@@ -161,7 +163,7 @@ function fieldValue(
 }
 
 /** How likely an optional field is set: generous near the top, sparse deep down. */
-const fieldChance = (depth: number): number => (depth <= 2 ? 0.3 : depth <= 4 ? 0.2 : 0.08);
+const fieldChance = (depth: number): number => (depth <= 3 ? 0.25 : depth <= 5 ? 0.1 : 0.04);
 
 function objectOf(ctx: Context, name: string, depth: number): JsonObject {
   const { rng, schema } = ctx;
@@ -202,31 +204,59 @@ function objectOf(ctx: Context, name: string, depth: number): JsonObject {
   return object;
 }
 
-export interface GeneratedPod {
-  /** The manifest as a JSON value (YAML or JSON text is made from it by the caller). */
-  pod: JsonObject;
+/** `count` distinct fields of `definition`, picked at random. */
+function someFields(rng: Rng, fields: string[], count: number): string[] {
+  const pool = [...fields];
+  const picked: string[] = [];
+  while (picked.length < count && pool.length > 0)
+    picked.push(pool.splice(rng.int(0, pool.length - 1), 1)[0] as string);
+  return picked;
 }
 
-/** A pod from the whole schema: metadata, then a spec whose every field may be set. */
+function definitionOf(schema: PodSchema, name: string) {
+  const definition = schema.definitions.get(name);
+  if (!definition) throw new Error(`${schema.release}: no ${name}`);
+  return definition;
+}
+
+/** A container: name and image, plus a few fields of the schema's Container. */
+function containerOf(ctx: Context, definition: string): JsonObject {
+  const fields = definitionOf(ctx.schema, definition).fields;
+  const container: JsonObject = { name: label(ctx), image: ctx.rng.pick(images) };
+  const optional = Object.keys(fields).filter((f) => f !== "name" && f !== "image");
+  for (const field of someFields(ctx.rng, optional, ctx.rng.int(0, 2)))
+    container[field] = fieldValue(ctx, definition, field, fields[field] as FieldType, 2);
+  if (Array.isArray(container.volumeMounts))
+    container.volumeMounts =
+      ctx.volumes.length === 0
+        ? []
+        : container.volumeMounts.map((m) => ({
+            ...(m as JsonObject),
+            name: ctx.rng.pick(ctx.volumes),
+          }));
+  return container;
+}
+
+/**
+ * A pod from the whole schema: a valid core (metadata, one or two containers) and a few fields
+ * of PodSpec and of each container, any of which may be any field the release has; so most
+ * pods are valid or refused for one reason, and the fields are all reached over many pods.
+ */
 export function generatePod(rng: Rng, schema: PodSchema, index: number): JsonObject {
   const ctx: Context = { rng, schema, volumes: [], names: 0 };
+  const specFields = definitionOf(schema, "PodSpec").fields;
   const spec: JsonObject = {};
-  const specDefinition = schema.definitions.get("PodSpec");
-  if (!specDefinition) throw new Error(`${schema.release}: no PodSpec`);
   // Volumes first, so that mounts can name them.
-  if (rng.chance(0.5))
-    spec.volumes = fieldValue(
-      ctx,
-      "PodSpec",
-      "volumes",
-      specDefinition.fields.volumes as FieldType,
-      1,
-    );
-  for (const [field, type] of Object.entries(specDefinition.fields)) {
-    if (field === "volumes") continue;
-    const chance = field === "containers" ? 1 : field === "ephemeralContainers" ? 0.03 : 0.15;
-    if (rng.chance(chance)) spec[field] = fieldValue(ctx, "PodSpec", field, type, 1);
-  }
+  if (rng.chance(0.3))
+    spec.volumes = Array.from({ length: rng.int(1, 2) }, () => objectOf(ctx, "Volume", 2));
+  const optional = Object.keys(specFields).filter(
+    (f) => !["containers", "initContainers", "ephemeralContainers", "volumes"].includes(f),
+  );
+  for (const field of someFields(rng, optional, rng.int(0, 2)))
+    spec[field] = fieldValue(ctx, "PodSpec", field, specFields[field] as FieldType, 1);
+  spec.containers = Array.from({ length: rng.int(1, 2) }, () => containerOf(ctx, "Container"));
+  if (rng.chance(0.15)) spec.initContainers = [containerOf(ctx, "Container")];
+  if (rng.chance(0.02)) spec.ephemeralContainers = [containerOf(ctx, "EphemeralContainer")];
   const metadata: JsonObject = { name: `pod-${index}` };
   if (rng.chance(0.5)) metadata.namespace = rng.pick(["default", "kube-system", "team-a"]);
   if (rng.chance(0.4)) metadata.labels = { app: rng.pick(words), tier: rng.pick(words) };

@@ -1,0 +1,33 @@
+// npm run oracle:table: asks every claimed minor's oracle (built by npm run oracle:build) what
+// differs between kubelet versions (test/differential/probes.ts) and writes the table into
+// README.md between its markers. test/differential/version_table.test.ts checks the columns of
+// the oracles CI builds against it.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KubeletMinors } from "../../src/core/version.js";
+import { versionFacts, versionTable } from "../../test/differential/probes.js";
+import {
+  probeWriter,
+  readmePath,
+  readReadme,
+  withTable,
+} from "../../test/differential/version_file.js";
+import { Oracle } from "../../test/support/oracle.js";
+
+const facts = [];
+for (const minor of KubeletMinors) {
+  const oracle = Oracle.start(minor);
+  const dir = await mkdtemp(join(tmpdir(), `oracle-table-${minor}-`));
+  try {
+    facts.push({
+      minor,
+      facts: await versionFacts((r) => oracle.request(r as never), probeWriter(dir)),
+    });
+  } finally {
+    await oracle.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+await writeFile(readmePath, withTable(await readReadme(), versionTable(facts)));
+console.log(versionTable(facts));

@@ -1,0 +1,165 @@
+// A differential campaign for one kubelet minor: `manifests` static pod files (listed in
+// directories of `batch`), `bodies` manifest URL bodies and `sequences` op sequences, all from
+// one seed. Divergences are tallied by rule, declared (declared.ts) or not, each with the case
+// that showed it first; report() shrinks those to minimal counterexamples.
+import type { KubeletMinor } from "../../src/core/version.js";
+import { type OpSequence, opSequence } from "../support/merge_gen.js";
+import { Rng } from "../support/rng.js";
+import {
+  type CaseContext,
+  fileBatchDifferences,
+  type Manifest,
+  mergeDifferences,
+  minimalManifest,
+  minimalSequence,
+  randomBody,
+  randomManifest,
+  urlDifferences,
+} from "./cases.js";
+import type { Difference } from "./compare.js";
+import { type Declared, declaredFor } from "./declared.js";
+
+export interface CampaignOptions {
+  seed: number;
+  manifests: number;
+  bodies: number;
+  sequences: number;
+  /** Manifests per listed directory. */
+  batch?: number;
+  /** Called after every batch, body and sequence (progress). */
+  progress?: (done: CampaignCounts) => void;
+}
+
+export interface CampaignCounts {
+  manifests: number;
+  bodies: number;
+  sequences: number;
+}
+
+type Example =
+  | { kind: "manifest"; manifest: Manifest }
+  | { kind: "body"; text: string }
+  | { kind: "sequence"; sequence: OpSequence };
+
+export interface Tally {
+  rule: string;
+  count: number;
+  declared: Declared | undefined;
+  detail: string;
+  example: Example;
+}
+
+export interface CampaignResult extends CampaignCounts {
+  minor: KubeletMinor;
+  seed: number;
+  tallies: Map<string, Tally>;
+}
+
+export function undeclared(result: CampaignResult): Tally[] {
+  return [...result.tallies.values()].filter((t) => !t.declared);
+}
+
+export async function runCampaign(
+  ctx: CaseContext,
+  options: CampaignOptions,
+): Promise<CampaignResult> {
+  const rng = new Rng(options.seed);
+  const batch = options.batch ?? 25;
+  const result: CampaignResult = {
+    minor: ctx.minor,
+    seed: options.seed,
+    manifests: 0,
+    bodies: 0,
+    sequences: 0,
+    tallies: new Map(),
+  };
+  const tally = (difference: Difference, example: Example) => {
+    const known = result.tallies.get(difference.rule);
+    if (known) known.count++;
+    else
+      result.tallies.set(difference.rule, {
+        rule: difference.rule,
+        count: 1,
+        declared: declaredFor(difference.rule, ctx.minor),
+        detail: difference.detail,
+        example,
+      });
+  };
+  while (result.manifests < options.manifests) {
+    const n = Math.min(batch, options.manifests - result.manifests);
+    const manifests = Array.from({ length: n }, (_, i) =>
+      randomManifest(rng, ctx.schema, result.manifests + i),
+    );
+    const bytes = manifests.map((m) => m.render(m.pod).bytes);
+    const names = manifests.map((m) => (m.pod.metadata as { name?: unknown } | undefined)?.name);
+    for (const { file, difference } of await fileBatchDifferences(ctx, bytes, names)) {
+      const manifest = manifests[file];
+      tally(
+        difference,
+        manifest ? { kind: "manifest", manifest } : { kind: "body", text: "(a batch)" },
+      );
+    }
+    result.manifests += n;
+    options.progress?.(result);
+  }
+  for (; result.bodies < options.bodies; result.bodies++) {
+    const { body } = randomBody(rng, ctx.schema, result.bodies);
+    for (const difference of await urlDifferences(ctx, body.bytes))
+      tally(difference, { kind: "body", text: `${body.form}:\n${body.bytes.toString("utf8")}` });
+    options.progress?.(result);
+  }
+  for (; result.sequences < options.sequences; result.sequences++) {
+    const sequence = opSequence(rng, ctx.minor);
+    for (const difference of await mergeDifferences(ctx, sequence))
+      tally(difference, { kind: "sequence", sequence });
+    options.progress?.(result);
+  }
+  return result;
+}
+
+/** A tally's counterexample, shrunk where the case can be re-run alone. */
+export async function counterexample(
+  ctx: CaseContext,
+  tally: Tally,
+  budget?: number,
+): Promise<string> {
+  switch (tally.example.kind) {
+    case "manifest":
+      return minimalManifest(ctx, tally.example.manifest, tally.rule, budget);
+    case "sequence":
+      return minimalSequence(ctx, tally.example.sequence, tally.rule, budget);
+    case "body":
+      return `manifest URL body (${tally.example.text.length} characters):\n${tally.example.text.slice(0, 4000)}`;
+  }
+}
+
+/**
+ * The tallies as Markdown: one section per rule, the most frequent first, with a counterexample
+ * shrunk within `budget` tries for the first `shrunk` rules (the others as first seen).
+ */
+export async function report(
+  ctx: CaseContext,
+  result: CampaignResult,
+  options: { which?: (t: Tally) => boolean; budget?: number; shrunk?: number } = {},
+): Promise<string> {
+  const { which = () => true, budget, shrunk = Number.POSITIVE_INFINITY } = options;
+  const lines = [
+    `# Divergences from kubelet ${result.minor} (seed ${result.seed})`,
+    "",
+    `${result.manifests} manifests, ${result.bodies} URL bodies, ${result.sequences} op sequences.`,
+    "",
+  ];
+  const tallies = [...result.tallies.values()].filter(which).sort((a, b) => b.count - a.count);
+  for (const [i, t] of tallies.entries()) {
+    const status = t.declared ? `declared: ${t.declared.id}` : "UNDECLARED";
+    lines.push(
+      `## ${t.rule}`,
+      "",
+      `${t.count} cases; ${status}.`,
+      `First seen: ${t.detail.slice(0, 500)}`,
+    );
+    if (i < shrunk) lines.push("", "```", await counterexample(ctx, t, budget), "```");
+    lines.push("");
+  }
+  return lines.join("\n");
+}

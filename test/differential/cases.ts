@@ -1,0 +1,298 @@
+// Differential cases and their verdicts, shared by the seeded sample in npm test
+// (test/differential/*.test.ts) and the long campaign (npm run oracle:fuzz): static pod
+// manifests as files (in batches: one directory listed by both file sources), manifest URL
+// bodies (one poll each), and op sequences for the merge. Each case yields the differences
+// between our side and the kubelet's, each under a rule; a counterexample is shrunk to a
+// minimal one (fields and steps removed while the same rule still diverges).
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { type KubeletMinor, sourceUpdateHasOp } from "../../src/core/version.js";
+import { type ManifestText, manifestText, podListText } from "../support/manifest_text.js";
+import type { OpSequence } from "../support/merge_gen.js";
+import { generatePod, mutatePod } from "../support/pod_gen.js";
+import type { PodSchema } from "../support/pod_schema.js";
+import { Rng } from "../support/rng.js";
+import {
+  type Difference,
+  type EmittedUpdate,
+  errorField,
+  podSetDifferences,
+  updateDifferences,
+} from "./compare.js";
+import { listFiles, type ManifestServer, NodeName, pollURL, runMerge } from "./ours.js";
+import { kubeletListFiles, kubeletMerge, kubeletPollURL, type OracleRequest } from "./theirs.js";
+
+type JsonObject = { [key: string]: unknown };
+
+export interface CaseContext {
+  minor: KubeletMinor;
+  request: OracleRequest;
+  schema: PodSchema;
+  server: ManifestServer;
+  /** A directory of our own for the case files. */
+  workDir: string;
+}
+
+/** A manifest: the pod it was made from, and how it was turned into bytes. */
+export interface Manifest {
+  pod: JsonObject;
+  /** How the pod was made: generated, or which field a mutation changed. */
+  origin: string;
+  render: (pod: JsonObject) => ManifestText;
+}
+
+/** A divergence with what reproduces it. */
+export interface Divergence extends Difference {
+  counterexample: string;
+}
+
+/** A manifest from the schema, mutated one field in four times, in a random text form. */
+export function randomManifest(rng: Rng, schema: PodSchema, index: number): Manifest {
+  let pod = generatePod(rng, schema, index);
+  let origin = "generated";
+  if (rng.chance(0.25)) ({ pod, mutation: origin } = mutatePod(rng, pod));
+  // The same form for the shrunk pods as for the pod: the text form is a seed of its own.
+  const form = rng.fork().seed;
+  return { pod, origin, render: (p) => manifestText(new Rng(form), p) };
+}
+
+const sentPods = (sent: EmittedUpdate[]): JsonObject[] => (sent[0]?.pods ?? []) as JsonObject[];
+
+function sentDifferences(
+  minor: KubeletMinor,
+  ours: EmittedUpdate[],
+  theirs: EmittedUpdate[],
+  what: string,
+): Difference[] {
+  const shape = (u: EmittedUpdate) => `${sourceUpdateHasOp(minor) ? u.op : "-"} ${u.source}`;
+  if (!isDeepStrictEqual(ours.map(shape), theirs.map(shape)))
+    return [
+      {
+        rule: `${what}: updates sent`,
+        detail: `here [${ours.map(shape).join(", ")}], kubelet [${theirs.map(shape).join(", ")}]`,
+      },
+    ];
+  return podSetDifferences(sentPods(ours), sentPods(theirs), `${what} pod`);
+}
+
+/** Writes the manifests as files m-0000... of a fresh directory; returns their paths. */
+async function writeBatch(
+  ctx: CaseContext,
+  bytes: Buffer[],
+): Promise<{ dir: string; files: string[] }> {
+  const dir = await mkdtemp(join(ctx.workDir, "batch-"));
+  const files = bytes.map((_, i) => join(dir, `m-${String(i).padStart(4, "0")}`));
+  await Promise.all(files.map((file, i) => writeFile(file, bytes[i] as Buffer)));
+  return { dir, files };
+}
+
+/**
+ * The manifests as files of one directory, listed by both file sources. Differences per file:
+ * refused on one side only, or its pod differing; a pod difference is the file's whose
+ * manifest named that pod (`names`, the manifests' metadata.name).
+ */
+export async function fileBatchDifferences(
+  ctx: CaseContext,
+  bytes: Buffer[],
+  names: readonly unknown[] = [],
+): Promise<{ file: number; difference: Difference }[]> {
+  const { dir, files } = await writeBatch(ctx, bytes);
+  try {
+    const [ours, theirs] = await Promise.all([
+      listFiles(dir, files),
+      kubeletListFiles(ctx.request, dir),
+    ]);
+    const out: { file: number; difference: Difference }[] = [];
+    files.forEach((file, i) => {
+      const o = ours.refused.get(file);
+      const t = theirs.refused.get(file);
+      if (o === undefined && t !== undefined)
+        out.push({
+          file: i,
+          difference: {
+            rule: `file: refused by the kubelet, accepted here: ${errorField(t)}`,
+            detail: t,
+          },
+        });
+      if (o !== undefined && t === undefined)
+        out.push({
+          file: i,
+          difference: {
+            rule: `file: accepted by the kubelet, refused here: ${errorField(o)}`,
+            detail: o,
+          },
+        });
+    });
+    const unattributed = ours.refused.get("(unattributed)");
+    if (unattributed)
+      out.push({
+        file: -1,
+        difference: { rule: "file: error naming no file", detail: unattributed },
+      });
+    // A pod that one side refused differs in nothing else worth a rule of its own.
+    const refusedOnOneSide = new Set(out.map((d) => d.file));
+    for (const difference of sentDifferences(ctx.minor, ours.sent, theirs.sent, "file")) {
+      const name = /^[^/]*\/([^ :]+)/.exec(difference.detail)?.[1] ?? "";
+      const file = names.findIndex((n) => name === `${String(n)}-${NodeName}`);
+      if (!refusedOnOneSide.has(file)) out.push({ file, difference });
+    }
+    return out;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** One manifest URL body polled by both http sources. */
+export async function urlDifferences(ctx: CaseContext, body: Buffer): Promise<Difference[]> {
+  const [ours, theirs] = [await pollURL(ctx.server, body), await kubeletPollURL(ctx.request, body)];
+  const out: Difference[] = [];
+  if (ours.error === null && theirs.error !== null && theirs.sent.length === 0)
+    out.push({
+      rule: `url: refused by the kubelet, accepted here: ${errorField(theirs.error)}`,
+      detail: theirs.error,
+    });
+  if (ours.error !== null && theirs.error === null)
+    out.push({
+      rule: `url: accepted by the kubelet, refused here: ${errorField(ours.error)}`,
+      detail: ours.error,
+    });
+  if (out.length > 0) return out;
+  return sentDifferences(ctx.minor, ours.sent, theirs.sent, "url");
+}
+
+/** An op sequence through both PodConfigs: per step, the updates emitted and the sources stored. */
+export async function mergeDifferences(
+  ctx: CaseContext,
+  sequence: OpSequence,
+): Promise<Difference[]> {
+  const [ours, theirs] = [
+    await runMerge(ctx.minor, sequence),
+    await kubeletMerge(ctx.request, sequence),
+  ];
+  for (let i = 0; i < sequence.steps.length; i++) {
+    const o = ours[i];
+    const t = theirs[i];
+    if (!o || !t)
+      return [
+        { rule: "merge: steps answered", detail: `${ours.length} here, ${theirs.length} kubelet` },
+      ];
+    const differences = updateDifferences(o.emitted, t.emitted, "merge");
+    if (!isDeepStrictEqual(o.storageSeen, t.storageSeen))
+      differences.push({
+        rule: "merge: sources stored",
+        detail: `here ${JSON.stringify(o.storageSeen)}, kubelet ${JSON.stringify(t.storageSeen)}`,
+      });
+    if (differences.length > 0)
+      return differences.map((d) => ({ ...d, detail: `step ${i}: ${d.detail}` }));
+  }
+  return [];
+}
+
+/** Every way to make a JSON value one field or item smaller. */
+function* smaller(value: unknown): Generator<unknown> {
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) yield [...value.slice(0, i), ...value.slice(i + 1)];
+    for (let i = 0; i < value.length; i++)
+      for (const item of smaller(value[i])) yield value.map((v, j) => (j === i ? item : v));
+    return;
+  }
+  const object = value as JsonObject;
+  for (const key of Object.keys(object)) {
+    if (key === "apiVersion" || key === "kind") continue;
+    const { [key]: _, ...rest } = object;
+    yield rest;
+  }
+  for (const key of Object.keys(object))
+    for (const child of smaller(object[key])) yield { ...object, [key]: child };
+}
+
+/** Greedy shrinking: keeps any one-step-smaller value that still shows `rule`, up to `budget` tries. */
+export async function shrink<T>(
+  value: T,
+  shows: (candidate: T) => Promise<boolean>,
+  budget = 120,
+  candidates: (value: T) => Iterable<T> = smaller as (value: T) => Iterable<T>,
+): Promise<T> {
+  let current = value;
+  let tries = 0;
+  let progress = true;
+  while (progress && tries < budget) {
+    progress = false;
+    for (const candidate of candidates(current)) {
+      if (++tries > budget) break;
+      if (await shows(candidate).catch(() => false)) {
+        current = candidate;
+        progress = true;
+        break;
+      }
+    }
+  }
+  return current;
+}
+
+/** The smallest manifest found that still diverges under `rule`, as its text. */
+export async function minimalManifest(
+  ctx: CaseContext,
+  manifest: Manifest,
+  rule: string,
+  budget = 120,
+): Promise<string> {
+  const shows = async (pod: JsonObject) =>
+    (await fileBatchDifferences(ctx, [manifest.render(pod).bytes])).some(
+      (d) => d.difference.rule === rule,
+    );
+  const pod = await shrink(manifest.pod, shows, budget);
+  const text = manifest.render(pod);
+  return `file manifest (${text.form}; ${manifest.origin}):\n${text.bytes.toString("utf8")}`;
+}
+
+/** Every way to make an op sequence one step or one pod shorter. */
+function* shorterSequences(steps: OpSequence["steps"]): Generator<OpSequence["steps"]> {
+  for (let i = 0; i < steps.length; i++) yield [...steps.slice(0, i), ...steps.slice(i + 1)];
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i] as OpSequence["steps"][number];
+    for (let j = 0; j < step.pods.length; j++)
+      yield steps.map((s, k) =>
+        k === i ? { ...s, pods: [...s.pods.slice(0, j), ...s.pods.slice(j + 1)] } : s,
+      );
+  }
+}
+
+/** The smallest op sequence found that still diverges under `rule`. */
+export async function minimalSequence(
+  ctx: CaseContext,
+  sequence: OpSequence,
+  rule: string,
+  budget = 200,
+): Promise<string> {
+  const shows = async (steps: OpSequence["steps"]) =>
+    (await mergeDifferences(ctx, { ...sequence, steps })).some((d) => d.rule === rule);
+  const steps = await shrink(sequence.steps, shows, budget, shorterSequences);
+  return `op sequence (mode ${sequence.mode}, sources ${sequence.sources.join(",")}):\n${steps
+    .map((s) => `  ${s.source} ${s.op} ${JSON.stringify(s.pods)}`)
+    .join("\n")}`;
+}
+
+/** A manifest URL body: one pod, or a PodList of up to four. */
+export function randomBody(
+  rng: Rng,
+  schema: PodSchema,
+  index: number,
+): { body: ManifestText; pods: Manifest[] } {
+  if (rng.chance(0.6)) {
+    const manifest = randomManifest(rng, schema, index);
+    return { body: manifest.render(manifest.pod), pods: [manifest] };
+  }
+  const pods = Array.from({ length: rng.int(0, 4) }, (_, i) =>
+    randomManifest(rng, schema, index * 10 + i),
+  );
+  return {
+    body: podListText(
+      rng,
+      pods.map((p) => p.pod),
+    ),
+    pods,
+  };
+}

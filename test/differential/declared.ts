@@ -1,0 +1,23 @@
+// Divergences from the kubelet that are known and declared: each is named by an id that
+// docs/validation.md gives with its counterexample and reason, matches the rules (compare.ts)
+// it covers, and names the versions it holds for. Every other divergence fails the
+// differential tests. A fixed divergence is removed here; its case stays in the sample.
+import type { KubeletMinor } from "../../src/core/version.js";
+
+export interface Declared {
+  /** The heading in docs/validation.md ("Declared divergences"). */
+  id: string;
+  /** The rules it covers. */
+  matches: (rule: string) => boolean;
+  /** Versions it holds for; all when absent. */
+  versions?: readonly KubeletMinor[];
+}
+
+export const declaredDivergences: readonly Declared[] = [];
+
+/** The declared divergence covering `rule` at `minor`, if any. */
+export function declaredFor(rule: string, minor: KubeletMinor): Declared | undefined {
+  return declaredDivergences.find(
+    (d) => (d.versions === undefined || d.versions.includes(minor)) && d.matches(rule),
+  );
+}

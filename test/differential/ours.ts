@@ -1,0 +1,136 @@
+// Our side of a differential case, through the real code paths: FileSource's list of a
+// directory, one HTTPSource poll of a loopback URL, and PodConfig's merge, each recording
+// what it sends or emits and what it refuses.
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PodConfig } from "../../src/core/pod_config.js";
+import type { Pod, PodOperation, PodUpdate } from "../../src/core/types.js";
+import { type KubeletMinor, sourceUpdateHasOp } from "../../src/core/version.js";
+import { FileSource } from "../../src/sources/file/file.js";
+import { HTTPSource } from "../../src/sources/http/http.js";
+import type { OpSequence } from "../support/merge_gen.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
+import { type EmittedUpdate, plain } from "./compare.js";
+
+type JsonObject = { [key: string]: never };
+
+export const NodeName = "node-a";
+
+export interface FileListResult {
+  sent: EmittedUpdate[];
+  /** Files the list skipped, with our message. */
+  refused: Map<string, string>;
+}
+
+/** FileSource's listConfig of `path` (a directory or one file): what it sent, what it skipped. */
+export async function listFiles(path: string, files: readonly string[]): Promise<FileListResult> {
+  const channel = new UpdateRecorder();
+  const logger = new RecordingLogger();
+  const source = new FileSource({ channel, nodeName: NodeName, path, logger });
+  try {
+    await source.syncOnce();
+  } finally {
+    await source.stop();
+  }
+  const refused = new Map<string, string>();
+  for (const line of logger.lines) {
+    if (line.level !== "error") continue;
+    const file = files.find((f) => line.message.includes(`${f}:`));
+    refused.set(file ?? "(unattributed)", line.message);
+  }
+  return { sent: channel.updates.map(emitted), refused };
+}
+
+const emitted = (update: PodUpdate): EmittedUpdate => ({
+  op: update.op,
+  source: update.source,
+  pods: plain(update.pods) as unknown as JsonObject[],
+});
+
+/** A loopback server answering every request with the current body. */
+export class ManifestServer {
+  body: Buffer = Buffer.alloc(0);
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<ManifestServer> {
+    let current: ManifestServer | undefined;
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/yaml" });
+      res.end(current?.body);
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    current = new ManifestServer(server, `http://127.0.0.1:${port}/manifest`);
+    return current;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    this.server.close();
+    await once(this.server, "close");
+  }
+}
+
+export interface URLPollResult {
+  sent: EmittedUpdate[];
+  error: string | null;
+}
+
+/** One poll of the manifest URL by a fresh HTTPSource, the server serving `body`. */
+export async function pollURL(server: ManifestServer, body: Buffer): Promise<URLPollResult> {
+  server.body = body;
+  const channel = new UpdateRecorder();
+  const logger = new RecordingLogger();
+  const source = new HTTPSource({ channel, nodeName: NodeName, url: server.url, logger });
+  try {
+    await source.syncOnce();
+  } finally {
+    await source.stop();
+  }
+  const failure = logger.lines.find((l) => l.message.startsWith("Failed to read pods from URL"));
+  const error = failure ? String(failure.fields?.error ?? failure.message) : null;
+  return { sent: channel.updates.map(emitted), error };
+}
+
+export interface MergeStepResult {
+  emitted: EmittedUpdate[];
+  storageSeen: Record<string, boolean>;
+}
+
+/** A fresh PodConfig of `version`, the sequence's sources registered in order, each step sent. */
+export async function runMerge(
+  version: KubeletMinor,
+  sequence: OpSequence,
+): Promise<MergeStepResult[]> {
+  const hasOps = sourceUpdateHasOp(version);
+  const config = new PodConfig({
+    version,
+    mode: hasOps ? sequence.mode : "incremental",
+    capacity: 1_000_000,
+  });
+  for (const source of sequence.sources) config.channel(source);
+  const updates = config.updates();
+  const results: MergeStepResult[] = [];
+  for (const step of sequence.steps) {
+    const op: PodOperation = hasOps ? step.op : "SET";
+    await config
+      .channel(step.source)
+      .send({ op, source: step.source, pods: structuredClone(step.pods) as unknown as Pod[] });
+    const out: EmittedUpdate[] = [];
+    while (config.queueLength > 0) {
+      const next = (await updates.next()).value as PodUpdate;
+      out.push(emitted(next));
+    }
+    const storageSeen: Record<string, boolean> = {};
+    for (const registered of config.registeredSources())
+      storageSeen[registered.source] = registered.storedAt !== undefined;
+    results.push({ emitted: out, storageSeen });
+  }
+  config.close();
+  return results;
+}

@@ -1,0 +1,70 @@
+// The differential sample npm test runs for one kubelet minor (the oldest and the newest
+// claimed, whose oracles CI builds): a seeded campaign small enough for minutes on a loaded
+// 2-core machine, the issue's four refused bodies, and the verdict: any divergence not declared
+// in declared.ts fails with its minimal counterexample.
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { pinForMinor } from "../../scripts/oracle/pins.js";
+import type { KubeletMinor } from "../../src/core/version.js";
+import { Oracle } from "../support/oracle.js";
+import { loadPodSchema } from "../support/pod_schema.js";
+import { report, runCampaign, undeclared } from "./campaign.js";
+import { type CaseContext, fileBatchDifferences, urlDifferences } from "./cases.js";
+import { ManifestServer } from "./ours.js";
+import { refusedBodies } from "./regressions.js";
+import { kubeletPollURL } from "./theirs.js";
+
+/** The sample's size: a few thousand cases per minor. */
+export const SampleSize = { manifests: 1200, bodies: 150, sequences: 600 };
+/** Fixed, so that npm test runs the same cases everywhere; the campaign takes any seed. */
+export const SampleSeed = 20260101;
+
+export function differentialSample(minor: KubeletMinor): void {
+  describe(`differential: our sources and PodConfig against kubelet ${minor}'s own code`, () => {
+    let oracle: Oracle;
+    let ctx: CaseContext;
+    before(async () => {
+      const pin = pinForMinor(minor);
+      if (!pin) throw new Error(`no pinned release for ${minor}`);
+      oracle = Oracle.start(minor);
+      ctx = {
+        minor,
+        request: (request) => oracle.request(request as never),
+        schema: loadPodSchema(`v${pin}`),
+        server: await ManifestServer.start(),
+        workDir: await mkdtemp(join(tmpdir(), `differential-${minor}-`)),
+      };
+    });
+    after(async () => {
+      await oracle?.close();
+      await ctx?.server.close();
+      if (ctx) await rm(ctx.workDir, { recursive: true, force: true });
+    });
+
+    for (const { name, text } of refusedBodies)
+      test(`refused as the kubelet refuses it, as a file and as the URL's body: ${name}`, async () => {
+        const bytes = Buffer.from(text);
+        const kubelet = await kubeletPollURL(ctx.request, bytes);
+        assert.notEqual(kubelet.error, null, "the kubelet refuses it");
+        assert.deepEqual(kubelet.sent, []);
+        assert.deepEqual(await fileBatchDifferences(ctx, [bytes]), []);
+        assert.deepEqual(await urlDifferences(ctx, bytes), []);
+      });
+
+    test(`seeded sample (${SampleSize.manifests} manifests, ${SampleSize.bodies} URL bodies, ${SampleSize.sequences} op sequences): no undeclared divergence`, async (t) => {
+      const result = await runCampaign(ctx, { seed: SampleSeed, ...SampleSize });
+      for (const tally of result.tallies.values())
+        t.diagnostic(
+          `${tally.declared ? `declared ${tally.declared.id}` : "UNDECLARED"}: ${tally.rule} (${tally.count})`,
+        );
+      const failing = undeclared(result);
+      if (failing.length > 0)
+        assert.fail(
+          await report(ctx, result, { which: (tally) => !tally.declared, budget: 60, shrunk: 10 }),
+        );
+    });
+  });
+}

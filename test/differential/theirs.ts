@@ -1,0 +1,89 @@
+// The kubelet's side of a differential case: the oracle's answers (ORACLE_PROTOCOL.md,
+// oracle/README.md) to the same inputs, in the shapes ours.ts gives for our side.
+import type { OpSequence } from "../support/merge_gen.js";
+import type { EmittedUpdate } from "./compare.js";
+import { NodeName } from "./ours.js";
+
+export type OracleRequest = (request: Record<string, unknown>) => Promise<unknown>;
+
+interface Sent {
+  op?: string;
+  source: string;
+  pods: EmittedUpdate["pods"] | null;
+}
+
+const updates = (sent: Sent[] | null | undefined): EmittedUpdate[] =>
+  (sent ?? []).map((u) => ({ op: u.op, source: u.source, pods: u.pods ?? [] }));
+
+function checked<T>(answer: unknown, what: string): T {
+  const error = (answer as { oracleError?: string } | null)?.oracleError;
+  if (error) throw new Error(`oracle ${what}: ${error}`);
+  return answer as T;
+}
+
+export interface TheirFileList {
+  sent: EmittedUpdate[];
+  /** Files the kubelet's list skipped, with its error text. */
+  refused: Map<string, string>;
+  listError: string | null;
+}
+
+/** The kubelet's listConfig of `path` on a fresh file source. */
+export async function kubeletListFiles(
+  request: OracleRequest,
+  path: string,
+): Promise<TheirFileList> {
+  const answer = checked<{
+    sent: Sent[] | null;
+    errors: { path: string; error: string | null; msg: string }[] | null;
+    listError: string | null;
+  }>(await request({ cmd: "file", path, nodeName: NodeName }), `file ${path}`);
+  const refused = new Map<string, string>();
+  for (const e of answer.errors ?? []) refused.set(e.path, e.error ?? e.msg);
+  return { sent: updates(answer.sent), refused, listError: answer.listError };
+}
+
+export interface TheirURLPoll {
+  sent: EmittedUpdate[];
+  error: string | null;
+}
+
+/** One poll of the kubelet's http source, the oracle's own loopback server serving `body`. */
+export async function kubeletPollURL(request: OracleRequest, body: Buffer): Promise<TheirURLPoll> {
+  const answer = checked<{ sent: Sent[] | null; error: string | null }>(
+    await request({ cmd: "url", bodyBase64: body.toString("base64"), nodeName: NodeName }),
+    "url",
+  );
+  return { sent: updates(answer.sent), error: answer.error };
+}
+
+export interface TheirMergeStep {
+  emitted: EmittedUpdate[];
+  storageSeen: Record<string, boolean>;
+}
+
+/** A fresh NewPodConfig of the oracle's version, the same sources and steps. */
+export async function kubeletMerge(
+  request: OracleRequest,
+  sequence: OpSequence,
+): Promise<TheirMergeStep[]> {
+  const answer = checked<{
+    steps: {
+      emitted: Sent[] | null;
+      storageSeen: Record<string, boolean>;
+      mergeError: string | null;
+    }[];
+  }>(
+    await request({
+      cmd: "merge",
+      mode: sequence.mode,
+      sources: sequence.sources,
+      steps: sequence.steps,
+    }),
+    "merge",
+  );
+  return answer.steps.map((step) => {
+    if (step.mergeError) throw new Error(`oracle merge: ${step.mergeError}`);
+    return { emitted: updates(step.emitted), storageSeen: step.storageSeen };
+  });
+}

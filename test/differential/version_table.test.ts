@@ -1,0 +1,34 @@
+// The README's kubelet version table is generated (npm run oracle:table) from each minor's
+// oracle. CI builds the oracles of the oldest and newest minors only (the other four would add
+// about as much cold build time again), so this checks those two columns against their oracles
+// and that the table has a column for every claimed minor; npm run oracle:table regenerates all.
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { KubeletMinors } from "../../src/core/version.js";
+import { Oracle } from "../support/oracle.js";
+import { versionFacts, versionTable } from "./probes.js";
+import { column, probeWriter, readReadme, tableIn } from "./version_file.js";
+
+test("the README's kubelet version table is what the oracles of 1.32 and 1.37 answer", async () => {
+  const table = tableIn(await readReadme());
+  for (const minor of KubeletMinors) assert.ok(column(table, minor).size > 0, minor);
+  for (const minor of ["1.32", "1.37"]) {
+    const oracle = Oracle.start(minor);
+    const dir = await mkdtemp(join(tmpdir(), `version-table-${minor}-`));
+    try {
+      const facts = await versionFacts((r) => oracle.request(r as never), probeWriter(dir));
+      const generated = column(versionTable([{ minor, facts }]), minor);
+      assert.deepEqual(
+        column(table, minor),
+        generated,
+        `kubelet ${minor}: run npm run oracle:table`,
+      );
+    } finally {
+      await oracle.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+});
