@@ -147,6 +147,7 @@ export async function report(
     `# Divergences from kubelet ${result.minor} (seed ${result.seed})`,
     "",
     `${result.manifests} manifests, ${result.bodies} URL bodies, ${result.sequences} op sequences.`,
+    'In each difference "here" is our side, "kubelet" the oracle\'s (the kubelet\'s own code).',
     "",
   ];
   const tallies = [...result.tallies.values()].filter(which).sort((a, b) => b.count - a.count);
