@@ -102,13 +102,25 @@ export function jsonDiff(
   return out;
 }
 
+/** A value Go's encoding/json leaves out or writes for a zero struct: false, 0, "", {}, [], null. */
+function isEmpty(value: Json | undefined): boolean {
+  if (value === null || value === false || value === 0 || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === "object" && Object.keys(value).length === 0;
+}
+
 const show = (value: Json | undefined): string =>
   value === undefined ? "absent" : JSON.stringify(value).slice(0, 200);
 
 /** Differences between two pods (already paired), each under `pod <path>: <kind>`. */
 export function podDifferences(ours: JsonObject, theirs: JsonObject, prefix = "pod"): Difference[] {
   return jsonDiff(ours as Json, theirs as Json).map(({ path, ours: o, theirs: t }) => {
-    const kind = o === undefined ? "absent here" : t === undefined ? "only here" : "value";
+    const kind =
+      o === undefined
+        ? `absent here${isEmpty(t) ? " (empty)" : ""}`
+        : t === undefined
+          ? `only here${isEmpty(o) ? " (a Go zero value)" : ""}`
+          : "value";
     return {
       rule: `${prefix} ${generalPath(path)}: ${kind}`,
       detail: `${path}: here ${show(o)}, kubelet ${show(t)}`,
