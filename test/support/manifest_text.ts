@@ -88,7 +88,8 @@ function octal(rng: Rng, pod: JsonObject): ManifestText {
   const spelling = rng.pick(["0644", "0o644", "0x1a4", "420", "0755", "08", "0o8", "1_0", "+420"]);
   const spec = { ...(pod.spec as JsonObject) };
   const volume = { name: "octal", secret: { secretName: "s", defaultMode: 999777 } };
-  spec.volumes = [...((spec.volumes as unknown[] | undefined) ?? []), volume];
+  // A mutation may have left volumes something else than a list: then the volume replaces it.
+  spec.volumes = Array.isArray(spec.volumes) ? [...spec.volumes, volume] : [volume];
   const body = yaml({ ...pod, spec }).replace("defaultMode: 999777", `defaultMode: ${spelling}`);
   return text(`defaultMode ${spelling}`, body);
 }
