@@ -18,6 +18,7 @@ import {
 } from "./cases.js";
 import type { Difference } from "./compare.js";
 import { type Declared, declaredFor } from "./declared.js";
+import { kubeletPodForm } from "./theirs.js";
 
 export interface CampaignOptions {
   seed: number;
@@ -108,8 +109,9 @@ export async function runCampaign(
       tally(difference, { kind: "body", text: `${body.form}:\n${body.bytes.toString("utf8")}` });
     options.progress?.(result);
   }
+  const form = await kubeletPodForm(ctx.request);
   for (; result.sequences < options.sequences; result.sequences++) {
-    const sequence = opSequence(rng, ctx.minor);
+    const sequence = opSequence(rng, ctx.minor, form);
     for (const difference of await mergeDifferences(ctx, sequence))
       tally(difference, { kind: "sequence", sequence });
     options.progress?.(result);

@@ -1,6 +1,6 @@
 // The kubelet's side of a differential case: the oracle's answers (ORACLE_PROTOCOL.md,
 // oracle/README.md) to the same inputs, in the shapes ours.ts gives for our side.
-import type { OpSequence } from "../support/merge_gen.js";
+import type { GoPodForm, OpSequence } from "../support/merge_gen.js";
 import type { EmittedUpdate } from "./compare.js";
 import { NodeName } from "./ours.js";
 
@@ -86,4 +86,16 @@ export async function kubeletMerge(
     if (step.mergeError) throw new Error(`oracle merge: ${step.mergeError}`);
     return { emitted: updates(step.emitted), storageSeen: step.storageSeen };
   });
+}
+
+/** How the oracle's encoding/json writes a pod's unset fields (merge_gen.ts's GoPodForm). */
+export async function kubeletPodForm(request: OracleRequest): Promise<GoPodForm> {
+  const [step] = await kubeletMerge(request, {
+    mode: "incremental",
+    sources: ["api"],
+    steps: [{ source: "api", op: "SET", pods: [{ metadata: { name: "p", uid: "u" } }] }],
+  });
+  const metadata = step?.emitted[0]?.pods[0]?.metadata as Record<string, unknown> | undefined;
+  if (!metadata) throw new Error("oracle merge: no ADD for the form probe");
+  return { nullCreationTimestamp: "creationTimestamp" in metadata };
 }

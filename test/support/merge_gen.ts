@@ -2,7 +2,9 @@
 // pods up to 1.35; from 1.36 the source's full set, no op). Pods come from a small pool of UIDs
 // and names, so that steps add, change, reconcile, gracefully delete and remove the same pods,
 // and send duplicate names within one update. Pods are written as Go's encoding/json marshals a
-// v1.Pod (what every source sends after decoding), so the two sides start from equal values.
+// v1.Pod (what every source sends after decoding), so the two sides start from equal values;
+// that form changes between releases (an unset creationTimestamp is written as null, or left
+// out), so the caller says which it is (GoPodForm, asked of the release's own code).
 import type { KubeletMinor } from "../../src/core/version.js";
 import { sourceUpdateHasOp } from "../../src/core/version.js";
 import type { Rng } from "./rng.js";
@@ -15,6 +17,11 @@ export interface MergeStep {
   pods: JsonObject[];
 }
 
+/** How the release's encoding/json writes what the pool's pods leave unset. */
+export interface GoPodForm {
+  nullCreationTimestamp: boolean;
+}
+
 export interface OpSequence {
   mode: "incremental" | "snapshot" | "snapshotAndUpdates";
   sources: string[];
@@ -24,14 +31,14 @@ export interface OpSequence {
 const times = ["2026-01-01T00:00:00Z", "2026-01-01T00:00:05Z"];
 
 /** A pod of the pool: uid, name and namespace from small sets, everything else varied. */
-function pooledPod(rng: Rng): JsonObject {
+function pooledPod(rng: Rng, form: GoPodForm): JsonObject {
   const n = rng.int(0, 5);
   const metadata: JsonObject = {
     name: `pod-${rng.chance(0.85) ? n % 4 : rng.int(0, 3)}`,
     namespace: rng.pick(["a", "b"]),
     uid: `uid-${n}`,
-    creationTimestamp: null,
   };
+  if (form.nullCreationTimestamp) metadata.creationTimestamp = null;
   if (rng.chance(0.4)) metadata.labels = { app: rng.pick(["x", "y"]) };
   const annotations: JsonObject = {};
   if (rng.chance(0.3)) annotations.note = rng.pick(["p", "q"]);
@@ -61,7 +68,7 @@ function pooledPod(rng: Rng): JsonObject {
 }
 
 /** One op sequence for `version`: 1–3 sources, up to 20 steps. */
-export function opSequence(rng: Rng, version: KubeletMinor): OpSequence {
+export function opSequence(rng: Rng, version: KubeletMinor, form: GoPodForm): OpSequence {
   const hasOps = sourceUpdateHasOp(version);
   const all = ["file", "http", "api"];
   const sources = all.filter(() => rng.chance(0.6));
@@ -74,7 +81,7 @@ export function opSequence(rng: Rng, version: KubeletMinor): OpSequence {
     const op = hasOps
       ? rng.pick(["SET", "SET", "SET", "ADD", "UPDATE", "DELETE", "REMOVE"] as const)
       : "SET";
-    const pods = Array.from({ length: rng.int(0, 4) }, () => pooledPod(rng));
+    const pods = Array.from({ length: rng.int(0, 4) }, () => pooledPod(rng, form));
     steps.push({ source: rng.pick(sources), op, pods });
   }
   return { mode, sources, steps };
