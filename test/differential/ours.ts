@@ -117,7 +117,8 @@ export async function runMerge(
   const updates = config.updates();
   const results: MergeStepResult[] = [];
   for (const step of sequence.steps) {
-    const op: PodOperation = hasOps ? step.op : "SET";
+    // From 1.36 PodConfig ignores the op (sourceUpdate has none), as the kubelet's does.
+    const op: PodOperation = step.op;
     await config
       .channel(step.source)
       .send({ op, source: step.source, pods: structuredClone(step.pods) as unknown as Pod[] });
