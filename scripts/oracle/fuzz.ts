@@ -23,6 +23,8 @@ const { values } = parseArgs({
     bodies: { type: "string" },
     seed: { type: "string", default: "1" },
     "report-dir": { type: "string" },
+    /** Per version: no new case starts after this many minutes (the figures say what ran). */
+    minutes: { type: "string" },
     /** Shrinking tries per rule in the report. */
     "shrink-budget": { type: "string", default: "60" },
   },
@@ -52,12 +54,13 @@ for (const minor of minors) {
   try {
     const result = await runCampaign(ctx, {
       seed,
+      deadline: values.minutes ? started + Number(values.minutes) * 60_000 : undefined,
       manifests,
       bodies,
       sequences,
       progress: (done) => {
         const total = done.manifests + done.bodies + done.sequences;
-        if (total - shown < 2000) return;
+        if (total - shown < 5000) return;
         shown = total;
         process.stderr.write(
           `kubelet ${minor}: ${done.manifests} manifests, ${done.bodies} bodies, ${done.sequences} sequences (${Math.round((Date.now() - started) / 1000)} s)\n`,

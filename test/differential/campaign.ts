@@ -27,7 +27,9 @@ export interface CampaignOptions {
   sequences: number;
   /** Manifests per listed directory. */
   batch?: number;
-  /** Called after every batch, body and sequence (progress). */
+  /** Epoch ms after which no new case starts; what ran is the result. */
+  deadline?: number;
+  /** Called after every batch of manifests and the bodies and sequences that follow it. */
   progress?: (done: CampaignCounts) => void;
 }
 
@@ -86,35 +88,50 @@ export async function runCampaign(
         example,
       });
   };
-  while (result.manifests < options.manifests) {
-    const n = Math.min(batch, options.manifests - result.manifests);
-    const manifests = Array.from({ length: n }, (_, i) =>
-      randomManifest(rng, ctx.schema, result.manifests + i),
-    );
-    const bytes = manifests.map((m) => m.render(m.pod).bytes);
-    const names = manifests.map((m) => (m.pod.metadata as { name?: unknown } | undefined)?.name);
-    for (const { file, difference } of await fileBatchDifferences(ctx, bytes, names)) {
-      const manifest = manifests[file];
-      tally(
-        difference,
-        manifest ? { kind: "manifest", manifest } : { kind: "body", text: "(a batch)" },
-      );
-    }
-    result.manifests += n;
-    options.progress?.(result);
-  }
-  for (; result.bodies < options.bodies; result.bodies++) {
-    const { body } = randomBody(rng, ctx.schema, result.bodies);
-    for (const difference of await urlDifferences(ctx, body.bytes))
-      tally(difference, { kind: "body", text: `${body.form}:\n${body.bytes.toString("utf8")}` });
-    options.progress?.(result);
-  }
   const form = await kubeletPodForm(ctx.request);
-  for (; result.sequences < options.sequences; result.sequences++) {
-    const sequence = opSequence(rng, ctx.minor, form);
-    for (const difference of await mergeDifferences(ctx, sequence))
-      tally(difference, { kind: "sequence", sequence });
+  const timeUp = () => options.deadline !== undefined && Date.now() > options.deadline;
+  // The three kinds interleaved, each in proportion to its total, so that a campaign cut short
+  // by its deadline has run some of each.
+  const share = (total: number) =>
+    options.manifests === 0 ? total : Math.ceil((total * result.manifests) / options.manifests);
+  while (!timeUp()) {
+    if (result.manifests < options.manifests) {
+      const n = Math.min(batch, options.manifests - result.manifests);
+      const manifests = Array.from({ length: n }, (_, i) =>
+        randomManifest(rng, ctx.schema, result.manifests + i),
+      );
+      const bytes = manifests.map((m) => m.render(m.pod).bytes);
+      const names = manifests.map((m) => (m.pod.metadata as { name?: unknown } | undefined)?.name);
+      for (const { file, difference } of await fileBatchDifferences(ctx, bytes, names)) {
+        const manifest = manifests[file];
+        tally(
+          difference,
+          manifest ? { kind: "manifest", manifest } : { kind: "body", text: "(a batch)" },
+        );
+      }
+      result.manifests += n;
+    }
+    for (; result.bodies < Math.min(options.bodies, share(options.bodies)); result.bodies++) {
+      const { body } = randomBody(rng, ctx.schema, result.bodies);
+      for (const difference of await urlDifferences(ctx, body.bytes))
+        tally(difference, { kind: "body", text: `${body.form}:\n${body.bytes.toString("utf8")}` });
+    }
+    for (
+      ;
+      result.sequences < Math.min(options.sequences, share(options.sequences));
+      result.sequences++
+    ) {
+      const sequence = opSequence(rng, ctx.minor, form);
+      for (const difference of await mergeDifferences(ctx, sequence))
+        tally(difference, { kind: "sequence", sequence });
+    }
     options.progress?.(result);
+    if (
+      result.manifests >= options.manifests &&
+      result.bodies >= options.bodies &&
+      result.sequences >= options.sequences
+    )
+      break;
   }
   return result;
 }
