@@ -100,7 +100,7 @@ export async function fileBatchDifferences(
   const { dir, files } = await writeBatch(ctx, bytes);
   try {
     const [ours, theirs] = await Promise.all([
-      listFiles(dir, files),
+      listFiles(ctx.minor, dir, files),
       kubeletListFiles(ctx.request, dir),
     ]);
     const out: { file: number; difference: Difference }[] = [];
@@ -145,7 +145,10 @@ export async function fileBatchDifferences(
 
 /** One manifest URL body polled by both http sources. */
 export async function urlDifferences(ctx: CaseContext, body: Buffer): Promise<Difference[]> {
-  const [ours, theirs] = [await pollURL(ctx.server, body), await kubeletPollURL(ctx.request, body)];
+  const [ours, theirs] = [
+    await pollURL(ctx.minor, ctx.server, body),
+    await kubeletPollURL(ctx.request, body),
+  ];
   const out: Difference[] = [];
   if (ours.error === null && theirs.error !== null && theirs.sent.length === 0)
     out.push({

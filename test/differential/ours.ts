@@ -24,10 +24,14 @@ export interface FileListResult {
 }
 
 /** FileSource's listConfig of `path` (a directory or one file): what it sent, what it skipped. */
-export async function listFiles(path: string, files: readonly string[]): Promise<FileListResult> {
+export async function listFiles(
+  minor: KubeletMinor,
+  path: string,
+  files: readonly string[],
+): Promise<FileListResult> {
   const channel = new UpdateRecorder();
   const logger = new RecordingLogger();
-  const source = new FileSource({ channel, nodeName: NodeName, path, logger });
+  const source = new FileSource({ channel, nodeName: NodeName, path, logger, kubeletMinor: minor });
   try {
     await source.syncOnce();
   } finally {
@@ -82,11 +86,21 @@ export interface URLPollResult {
 }
 
 /** One poll of the manifest URL by a fresh HTTPSource, the server serving `body`. */
-export async function pollURL(server: ManifestServer, body: Buffer): Promise<URLPollResult> {
+export async function pollURL(
+  minor: KubeletMinor,
+  server: ManifestServer,
+  body: Buffer,
+): Promise<URLPollResult> {
   server.body = body;
   const channel = new UpdateRecorder();
   const logger = new RecordingLogger();
-  const source = new HTTPSource({ channel, nodeName: NodeName, url: server.url, logger });
+  const source = new HTTPSource({
+    channel,
+    nodeName: NodeName,
+    url: server.url,
+    logger,
+    kubeletMinor: minor,
+  });
   try {
     await source.syncOnce();
   } finally {

@@ -9,6 +9,7 @@ import type { Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../../core/types.js";
+import type { KubeletMinor } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { type SourceErrorReason, SourceHealth } from "../health.js";
 import { decodeStaticPod } from "../manifest/decoder.js";
@@ -39,6 +40,8 @@ export interface FileSourceOptions {
   watchRetryPeriodMs?: number;
   /** Deadline of each file-system call (stat, listing, reading a file); default 10 s. */
   fsTimeoutMs?: number;
+  /** The node's kubelet minor, whose decoding and rules apply; default the newest claimed. */
+  kubeletMinor?: KubeletMinor;
 }
 
 export class FileSource implements PodSource {
@@ -46,6 +49,7 @@ export class FileSource implements PodSource {
   readonly health: SourceHealth;
   private readonly channel: SourceChannel;
   private readonly nodeName: string;
+  private readonly kubeletMinor: KubeletMinor | undefined;
   private readonly logger: Logger;
   private readonly path: string;
   private readonly periodMs: number;
@@ -61,6 +65,7 @@ export class FileSource implements PodSource {
   constructor(options: FileSourceOptions) {
     this.channel = options.channel;
     this.nodeName = options.nodeName;
+    this.kubeletMinor = options.kubeletMinor;
     this.logger = options.logger ?? silentLogger;
     const clock = options.clock ?? systemClock;
     // inotify wants no trailing separator; a bare "/" stays as it is.
@@ -216,6 +221,7 @@ export class FileSource implements PodSource {
         source: "file",
         location: path,
         nodeName: this.nodeName,
+        kubeletMinor: this.kubeletMinor,
       });
       this.store.recordFile(path, pod);
       return pod;

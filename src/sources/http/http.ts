@@ -3,6 +3,7 @@
 // never becomes ready (kubernetes issue #15122).
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { HTTPSource as HTTPSourceName, type Pod, type SourceChannel } from "../../core/types.js";
+import type { KubeletMinor } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { FsDeadline } from "../file/deadline.js";
 import { readManifestBytes } from "../file/manifest_file.js";
@@ -36,6 +37,8 @@ export interface HTTPSourceOptions {
   httpCheckFrequencyMs?: number;
   /** Per request, body included; default 10 s. */
   timeoutMs?: number;
+  /** The node's kubelet minor, whose decoding and rules apply; default the newest claimed. */
+  kubeletMinor?: KubeletMinor;
 }
 
 /** A header file holds a few lines; more is not a header file. */
@@ -46,6 +49,7 @@ export class HTTPSource implements PodSource {
   readonly health: SourceHealth;
   private readonly channel: SourceChannel;
   private readonly nodeName: string;
+  private readonly kubeletMinor: KubeletMinor | undefined;
   private readonly logger: Logger;
   private readonly url: string;
   /** The URL without credentials: what is requested. */
@@ -72,6 +76,7 @@ export class HTTPSource implements PodSource {
   constructor(options: HTTPSourceOptions) {
     this.channel = options.channel;
     this.nodeName = options.nodeName;
+    this.kubeletMinor = options.kubeletMinor;
     this.logger = options.logger ?? silentLogger;
     this.url = options.url;
     this.headers = options.headers ?? new Map();
@@ -195,6 +200,7 @@ export class HTTPSource implements PodSource {
         location: this.url,
         display: this.display,
         nodeName: this.nodeName,
+        kubeletMinor: this.kubeletMinor,
       });
     } catch (err) {
       if (err instanceof ManifestError) throw new PollError(err.reason, err.message);
