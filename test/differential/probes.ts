@@ -116,11 +116,9 @@ export async function versionFacts(
   const manifests: Record<string, string> = {};
   for (const probe of manifestProbes) {
     const path = await writeManifest(probe.name, probe.text);
-    const answer = (await request({ cmd: "file", path })) as {
-      errors: { error: string | null; msg: string }[] | null;
-    };
-    const error = answer.errors?.[0];
-    manifests[probe.name] = error ? shorten(error.error ?? error.msg) : "accepted";
+    // A single file's error is what listConfig returns (a directory's files are logged).
+    const answer = (await request({ cmd: "file", path })) as { listError: string | null };
+    manifests[probe.name] = answer.listError ? shorten(answer.listError) : "accepted";
   }
   return {
     release: info.version,
@@ -137,7 +135,9 @@ function shorten(error: string): string {
   const reference = /static pods may not reference ([^"]+?)(?:$|")/.exec(error);
   if (reference) return `refused: references ${reference[1]}`;
   const field = /((?:metadata|spec)[\w.[\]]*): ([A-Z][a-z]+(?: [a-z]+)?)/.exec(error);
-  return field ? `refused: ${field[1]?.replace(/\[\d+\]/g, "[]")}: ${field[2]}` : "refused";
+  if (field) return `refused: ${field[1]?.replace(/\[\d+\]/g, "[]")}: ${field[2]}`;
+  const parse = /couldn't parse as [a-z ]+\((.+?)(?: '|\)|$)/.exec(error);
+  return parse ? `refused: couldn't parse (${parse[1]})` : "refused";
 }
 
 /** The facts of each version as a Markdown table, versions as columns. */

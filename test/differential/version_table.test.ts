@@ -1,20 +1,18 @@
 // The README's kubelet version table is generated (npm run oracle:table) from each minor's
 // oracle. CI builds the oracles of the oldest and newest minors only (the other four would add
 // about as much cold build time again), so this checks those two columns against their oracles
-// and that the table has a column for every claimed minor; npm run oracle:table regenerates all.
+// (npm run oracle:table regenerates every built minor's).
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { KubeletMinors } from "../../src/core/version.js";
 import { Oracle } from "../support/oracle.js";
 import { versionFacts, versionTable } from "./probes.js";
 import { column, probeWriter, readReadme, tableIn } from "./version_file.js";
 
 test("the README's kubelet version table is what the oracles of 1.32 and 1.37 answer", async () => {
   const table = tableIn(await readReadme());
-  for (const minor of KubeletMinors) assert.ok(column(table, minor).size > 0, minor);
   for (const minor of ["1.32", "1.37"]) {
     const oracle = Oracle.start(minor);
     const dir = await mkdtemp(join(tmpdir(), `version-table-${minor}-`));
