@@ -13,7 +13,40 @@ export interface Declared {
   versions?: readonly KubeletMinor[];
 }
 
-export const declaredDivergences: readonly Declared[] = [];
+/** A refusal of the kubelet that we accept, for a field path starting with one of `paths`. */
+const refusedByTheKubelet =
+  (...paths: RegExp[]) =>
+  (rule: string): boolean => {
+    const match = /^(?:file|url): refused by the kubelet, accepted here: (.*)$/.exec(rule);
+    return match !== null && paths.some((path) => path.test(match[1] ?? ""));
+  };
+
+const allContainers = String.raw`spec\.(?:containers|initContainers|ephemeralContainers)\[\]\.`;
+const probesAndHooks = String.raw`(?:livenessProbe|readinessProbe|startupProbe|lifecycle\.(?:preStop|postStart))`;
+
+export const declaredDivergences: readonly Declared[] = [
+  {
+    id: "oracle-privileged-not-allowed",
+    matches: refusedByTheKubelet(new RegExp(`^${allContainers}securityContext\\.privileged$`)),
+  },
+  {
+    id: "unported-1.37-validation",
+    versions: ["1.37"],
+    matches: refusedByTheKubelet(
+      new RegExp(`^${allContainers}(?:restartPolicy|lifecycle\\.stopSignal)$`),
+      new RegExp(`^${allContainers}${probesAndHooks}\\.(?:httpGet\\.protocol|grpc\\.mode)$`),
+      /^spec\.schedulingGroup\./,
+      /^spec\.volumes\[\]\.image\./,
+      /^spec\.resources(?:$|\.)/,
+    ),
+  },
+  {
+    id: "podlist-item-typemeta-1.37",
+    versions: ["1.37"],
+    matches: (rule) =>
+      rule === "url pod kind: absent here" || rule === "url pod apiVersion: absent here",
+  },
+];
 
 /** The declared divergence covering `rule` at `minor`, if any. */
 export function declaredFor(rule: string, minor: KubeletMinor): Declared | undefined {
