@@ -35,7 +35,9 @@ export const declaredDivergences: readonly Declared[] = [
     matches: refusedByTheKubelet(
       new RegExp(`^${allContainers}(?:restartPolicy|lifecycle\\.stopSignal)$`),
       new RegExp(`^${allContainers}${probesAndHooks}\\.(?:httpGet\\.protocol|grpc\\.mode)$`),
-      /^spec\.schedulingGroup\./,
+      /^spec\.schedulingGroup(?:$|\.)/,
+      /^spec\.hostnameOverride$/,
+      new RegExp(`^${allContainers}volumeMounts\\[\\]\\.bindMountOptions`),
       /^spec\.volumes\[\]\.image\./,
       /^spec\.resources(?:$|\.)/,
     ),
