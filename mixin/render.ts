@@ -6,6 +6,7 @@ import { renderDashboards } from "../dashboards/render.js";
 import { alertmanagerConfig } from "./alertmanager.js";
 import { defaultConfig, loadConfig, type MixinConfig } from "./config.js";
 import { demoOverrides } from "./demo.js";
+import { jsonnetMixin } from "./jsonnet.js";
 import { prometheusAlerts, prometheusRules } from "./mixin.js";
 import type { AlertingRule, RecordingRule, RuleGroup } from "./rule.js";
 
@@ -29,12 +30,22 @@ function ruleFile(group: RuleGroup<AlertingRule | RecordingRule>): MixinFile {
   return { path: `${RULES_DIR}/${group.name}.rules.yml`, content: HEADER + yaml };
 }
 
-/** Everything `npm run mixin` commits: the default configuration's files and the demo's rules. */
+/** The jsonnet mixin, for jb and kube-prometheus (mixin/jsonnet.ts). */
+export const JSONNET_MIXIN = "mixin/mixin.libsonnet";
+
+/**
+ * Everything `npm run mixin` commits: the default configuration's files, the demo's rules and
+ * the jsonnet mixin.
+ */
 export function committedFiles(): MixinFile[] {
   const demoRules = renderMixin(loadConfig(demoOverrides))
     .filter((f) => f.path.startsWith(`${RULES_DIR}/`))
     .map((f) => ({ ...f, path: `${DEMO_RULES_DIR}/${f.path.slice(RULES_DIR.length + 1)}` }));
-  return [...renderMixin(defaultConfig), ...demoRules];
+  return [
+    ...renderMixin(defaultConfig),
+    ...demoRules,
+    { path: JSONNET_MIXIN, content: jsonnetMixin() },
+  ];
 }
 
 export function renderMixin(cfg: MixinConfig): MixinFile[] {

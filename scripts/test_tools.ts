@@ -36,6 +36,11 @@ export const testTools: readonly TestTool[] = [
   },
   { command: "chromium", debianPackage: "chromium", neededBy: "the status page tests" },
   {
+    command: "jsonnet",
+    debianPackage: "jsonnet",
+    neededBy: "the jsonnet mixin test (mixin/mixin.libsonnet against the TypeScript generator)",
+  },
+  {
     command: "openssl",
     debianPackage: "openssl",
     neededBy: "the TLS tests (certificates made at test time)",

@@ -281,6 +281,21 @@ for (const overlay of overlayNames()) {
     test(`prometheus-operator objects ${overlay === operatorOverlay ? "are" : "are not"} in this overlay`, () => {
       assert.equal(podMonitors.length, overlay === operatorOverlay ? 1 : 0);
       assert.equal(all("NetworkPolicy").length, overlay === operatorOverlay ? 1 : 0);
+      // Stock kube-prometheus' Prometheus may list pods only in its own namespaces.
+      const bindings = all("RoleBinding");
+      assert.equal(bindings.length, overlay === operatorOverlay ? 1 : 0);
+      for (const binding of bindings) {
+        assert.deepEqual(binding.subjects, [
+          { kind: "ServiceAccount", name: "prometheus-k8s", namespace: "monitoring" },
+        ]);
+        const role = all("Role").find((r) => r.metadata.name === binding.roleRef.name);
+        assert.ok(
+          role?.rules.some(
+            (r: KubeObject) => r.resources.includes("pods") && r.verbs.includes("list"),
+          ),
+          "pods list",
+        );
+      }
     });
     // Declared only where they apply: an overlay without the objects runs the test above instead of
     // reporting these as skipped.

@@ -47,7 +47,7 @@ describe("planProvisioning", () => {
   test("root with apt installs each Debian package once, after apt-get update", () => {
     assert.deepEqual(planProvisioning(all, { isRoot: true, hasApt: true }), {
       kind: "install",
-      packages: ["prometheus", "prometheus-alertmanager", "chromium", "openssl"],
+      packages: ["prometheus", "prometheus-alertmanager", "chromium", "jsonnet", "openssl"],
       commands: [
         ["apt-get", "update", "-qq"],
         [
@@ -58,6 +58,7 @@ describe("planProvisioning", () => {
           "prometheus",
           "prometheus-alertmanager",
           "chromium",
+          "jsonnet",
           "openssl",
         ],
       ],
@@ -94,7 +95,7 @@ describe("provision-test-tools script", () => {
     const sudo = isRoot ? "" : "sudo ";
     assert.ok(
       result.stderr.includes(
-        `${sudo}apt-get install -y prometheus prometheus-alertmanager chromium openssl`,
+        `${sudo}apt-get install -y prometheus prometheus-alertmanager chromium jsonnet openssl`,
       ),
       result.stderr,
     );
