@@ -20,11 +20,18 @@ import {
 import { barGauge, basics, legend, stat, timeSeries } from "./panels.js";
 
 /** Data link from a per-node row or bar to that node's dashboard. */
-const toNode = (s: Scope) =>
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana field variable, not a JS template.
-  new DashboardLinkBuilder("Node readiness for ${__field.labels.instance}").url(
-    `/d/${NODE_DASHBOARD_UID}?\${datasource:queryparam}${s.cfg.showMultiCluster ? `&var-cluster=\${__field.labels.${s.cfg.clusterLabel}}` : ""}&var-job=\${__field.labels.job}&var-instance=\${__field.labels.instance}&\${__url_time_range}`,
+/**
+ * A data link to the node dashboard for the series (or table row) clicked. A series carries its
+ * labels as ${__field.labels.x}; a table row (an instant query in table format) has none, its
+ * labels are columns, read as ${__data.fields.x}: with the series form the link was empty.
+ */
+const toNode = (s: Scope, from: "series" | "row" = "series") => {
+  const label = (name: string) =>
+    from === "series" ? `\${__field.labels.${name}}` : `\${__data.fields.${name}}`;
+  return new DashboardLinkBuilder(`Node readiness for ${label("instance")}`).url(
+    `/d/${NODE_DASHBOARD_UID}?\${datasource:queryparam}${s.cfg.showMultiCluster ? `&var-cluster=${label(s.cfg.clusterLabel)}` : ""}&var-job=${label("job")}&var-instance=${label("instance")}&\${__url_time_range}`,
   );
+};
 
 /** A node count that shows 0 rather than "No data" when nothing matches. */
 const countOrZero = (expr: string) => `count(${expr}) or vector(0)`;
@@ -195,7 +202,7 @@ const stuck = (s: Scope) => [
         format: TABLE,
       },
     ],
-  }).dataLinks([toNode(s)]),
+  }).dataLinks([toNode(s, "row")]),
 ];
 
 const restarts = (s: Scope) => [

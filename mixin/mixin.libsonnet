@@ -2784,7 +2784,7 @@ local single(c, runbookParts) = {
        "unit": "s",
        "links": [
         {
-         "title": "Node readiness for ${__field.labels.instance}",
+         "title": "Node readiness for ${__data.fields.instance}",
          "type": "link",
          "icon": "",
          "tooltip": "",
@@ -2794,7 +2794,7 @@ local single(c, runbookParts) = {
          "targetBlank": false,
          "includeVars": false,
          "keepTime": false,
-         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
+         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&${__url_time_range}"
         }
        ]
       },
@@ -5989,7 +5989,7 @@ local multi(c, runbookParts) = {
        "unit": "s",
        "links": [
         {
-         "title": "Node readiness for ${__field.labels.instance}",
+         "title": "Node readiness for ${__data.fields.instance}",
          "type": "link",
          "icon": "",
          "tooltip": "",
@@ -5999,7 +5999,7 @@ local multi(c, runbookParts) = {
          "targetBlank": false,
          "includeVars": false,
          "keepTime": false,
-         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-cluster=${__field.labels." + (c.clusterLabel) + "}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
+         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-cluster=${__data.fields." + (c.clusterLabel) + "}&var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&${__url_time_range}"
         }
        ]
       },

@@ -95,6 +95,25 @@ describe("dashboards/*.json", () => {
     }
   });
 
+  test("drill-down links resolve: a table's read its row's fields, a graph's its series' labels", async () => {
+    for (const [file, dashboard] of await committed())
+      for (const panel of panelsOf(dashboard)) {
+        const defaults = panel.fieldConfig?.defaults as { links?: { url: string }[] } | undefined;
+        const links = defaults?.links ?? [];
+        for (const link of links) {
+          const url = link.url as string;
+          const refs = [...url.matchAll(/\$\{__(field\.labels|data\.fields)\.([A-Za-z_]+)\}/g)];
+          assert.ok(refs.length > 0, `${file} "${panel.title}": ${url}`);
+          // A table row has no series labels (${__field.labels.x} is empty there).
+          const wanted = panel.type === "table" ? "data.fields" : "field.labels";
+          for (const [whole, kind] of refs)
+            assert.equal(kind, wanted, `${file} "${panel.title}" (${panel.type}): ${whole}`);
+          const instant = ((panel.targets ?? []) as Json[]).every((t) => t.format === "table");
+          if (panel.type === "table") assert.ok(instant, `${file} "${panel.title}": table format`);
+        }
+      }
+  });
+
   test("query only catalogue metrics and recording rules that exist", () => {
     const known = new Set([...catalogueSeries, ...recordedSeries()]);
     const queries = dashboardQueries();
