@@ -224,8 +224,8 @@ local single(c, runbookParts) = {
        "severity": "critical"
       },
       "annotations": {
-       "summary": "The kubelet on {{ $labels.instance }} has not run housekeeping since it started.",
-       "description": "The kubelet on {{ $labels.instance }} started more than " + (durationWords(c.kubeletHousekeepingGracePeriod)) + " ago and has still not run housekeeping (HandlePodCleanups has written none of its series): by its own word, not all of its pod sources are ready, or its sync loop is paused. Removed pods keep running and orphaned mirror pods are not deleted. It carries no label \"source\": it is about the kubelet as a whole.",
+       "summary": "The kubelet on {{ $labels.instance }} has not completed housekeeping since it started.",
+       "description": "The kubelet on {{ $labels.instance }} started more than " + (durationWords(c.kubeletHousekeepingGracePeriod)) + " ago and has still not completed a housekeeping (HandlePodCleanups has written none of its series): by its own word, not all of its pod sources are ready, or its sync loop is paused, or every housekeeping fails before its end (listing the pod cgroups or the runtime's pods; the kubelet logs \"Failed cleaning pods\"). Removed pods keep running and orphaned mirror pods are not deleted. It carries no label \"source\": it is about the kubelet as a whole.",
        "runbook_url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
       }
      },
@@ -3387,8 +3387,8 @@ local multi(c, runbookParts) = {
        "severity": "critical"
       },
       "annotations": {
-       "summary": "The kubelet on {{ $labels.instance }} has not run housekeeping since it started.",
-       "description": "The kubelet on {{ $labels.instance }} started more than " + (durationWords(c.kubeletHousekeepingGracePeriod)) + " ago and has still not run housekeeping (HandlePodCleanups has written none of its series): by its own word, not all of its pod sources are ready, or its sync loop is paused. Removed pods keep running and orphaned mirror pods are not deleted. It carries no label \"source\": it is about the kubelet as a whole.",
+       "summary": "The kubelet on {{ $labels.instance }} has not completed housekeeping since it started.",
+       "description": "The kubelet on {{ $labels.instance }} started more than " + (durationWords(c.kubeletHousekeepingGracePeriod)) + " ago and has still not completed a housekeeping (HandlePodCleanups has written none of its series): by its own word, not all of its pod sources are ready, or its sync loop is paused, or every housekeeping fails before its end (listing the pod cgroups or the runtime's pods; the kubelet logs \"Failed cleaning pods\"). Removed pods keep running and orphaned mirror pods are not deleted. It carries no label \"source\": it is about the kubelet as a whole.",
        "runbook_url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
       }
      },

@@ -6,14 +6,14 @@
 // on first use (scripts/helm.ts).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
+import bcrypt from "bcryptjs";
 import { parseAllDocuments, stringify } from "yaml";
 import { ensureHelm } from "../../scripts/helm.js";
 import { chartDir, repoRoot } from "../../scripts/render_deploy.js";
-import { flagSpecs } from "../../src/cli/flags.js";
 import { placeKubeletConfig, resolveContainer } from "../support/container_config.js";
 import { type KubeObject, schemaErrors } from "./k8s_schema.js";
 import { ruleFiles } from "./promql.js";
@@ -117,8 +117,6 @@ const cases: Record<string, object> = {
   },
 };
 
-const hasHealthListener = flagSpecs.some((f) => f.name === "web.health-listen-address");
-
 for (const [name, values] of Object.entries(cases)) {
   describe(`chart: ${name}`, () => {
     const objects = template(values);
@@ -174,7 +172,11 @@ for (const [name, values] of Object.entries(cases)) {
       }
       if (protectedMetrics) {
         assert.ok(
-          container.args.includes("--web.config.file=/etc/podconfig-exporter/web/web-config.yml"),
+          (container.env as KubeObject[]).some(
+            (e) =>
+              e.name === "PODCONFIG_WEB_CONFIG_FILE" &&
+              e.value === "/etc/podconfig-exporter/web/web-config.yml",
+          ),
         );
         const endpoint = all("PodMonitor")[0].spec.podMetricsEndpoints[0];
         assert.equal(endpoint.scheme, "https");
@@ -182,15 +184,21 @@ for (const [name, values] of Object.entries(cases)) {
       }
     });
 
-    test("the exporter's parser accepts the args and env", {
-      skip:
-        (values as KubeObject).webConfig?.enabled && !hasHealthListener
-          ? "--web.health-listen-address is not in this build yet (the hardening work adds it)"
-          : false,
-    }, async () => {
+    test("the exporter's parser accepts the args and env", async () => {
       const root = mkdtempSync(join(tmpdir(), "chart-pod-"));
       try {
         placeKubeletConfig(container, root);
+        // The web config Secret as mounted: basic auth only (TLS files are the TLS tests').
+        const webConfigFile = (container.env as KubeObject[]).find(
+          (e) => e.name === "PODCONFIG_WEB_CONFIG_FILE",
+        )?.value;
+        if (webConfigFile) {
+          mkdirSync(dirname(join(root, webConfigFile)), { recursive: true });
+          writeFileSync(
+            join(root, webConfigFile),
+            `basic_auth_users:\n  prometheus: ${bcrypt.hashSync("secret", 4)}\n`,
+          );
+        }
         const command = await resolveContainer(container, {
           nodeName: "node-a",
           hostIP: "10.0.0.5",
