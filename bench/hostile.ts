@@ -1,0 +1,451 @@
+// `npm run bench:hostile`: replays the rows of issue 18's table of observed attacks against the
+// built exporter (dist/main.js, one process per row) and prints, per row, its peak RSS (VmHWM
+// from /proc/<pid>/status), the longest /healthz answer while the attack ran (probed every
+// 100 ms on --web.health-listen-address) and what the exporter reported. Targets: peak RSS below
+// the DaemonSet's 384 MiB limit, /healthz within 1 s. Figures, not assertions. Linux only.
+// BENCH_ROW_SECONDS (default 8) is how long each attack runs.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import bcrypt from "bcryptjs";
+
+const rowMs = Number(process.env.BENCH_ROW_SECONDS ?? 8) * 1000;
+const root = fileURLToPath(new URL("..", import.meta.url));
+const main = join(root, "dist", "main.js");
+
+const podYaml = (name: string) =>
+  `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers: [{name: app, image: busybox}]\n`;
+
+interface Peer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A loopback HTTP server answering every request with `body()`. */
+async function serve(body: () => string | Buffer): Promise<Peer> {
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/plain" }).end(body());
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Run {
+  child: ChildProcess;
+  stderr: () => string;
+  url: string | undefined;
+  health: string | undefined;
+  exit: Promise<number | null>;
+}
+
+async function startExporter(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const child = spawn(process.execPath, [main, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { PATH: process.env.PATH, ...env },
+  });
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exit = once(child, "exit").then(([code]) => code as number | null);
+  const started = await Promise.race([
+    (async () => {
+      for (let i = 0; i < 300; i++) {
+        if (/"msg":"Listening"/.test(stderr)) return true;
+        await sleep(50);
+      }
+      return false;
+    })(),
+    exit.then(() => false),
+  ]);
+  const url = started ? /"url":"(http:\/\/[^"]+?)\/"/.exec(stderr)?.[1] : undefined;
+  return { child, stderr: () => stderr, url, health: healthURL, exit };
+}
+
+let healthURL: string | undefined;
+const healthPort = 19_000 + (process.pid % 500);
+const base = (dir: string) => [
+  "--web.listen-address=127.0.0.1:0",
+  `--web.health-listen-address=127.0.0.1:${healthPort}`,
+  "--node-name=bench-node",
+  `--pod-manifest-path=${dir}`,
+];
+
+function peakRssMiB(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Probes /healthz every 100 ms until `until` resolves; the longest answer, ms. */
+async function probe(url: string, until: Promise<unknown>): Promise<number> {
+  let done = false;
+  void until.finally(() => {
+    done = true;
+  });
+  let longest = 0;
+  while (!done) {
+    const started = performance.now();
+    try {
+      await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    } catch {
+      // A refused or timed-out probe counts with its time.
+    }
+    longest = Math.max(longest, performance.now() - started);
+    await sleep(100);
+  }
+  return longest;
+}
+
+async function text(url: string): Promise<string> {
+  try {
+    return await (await fetch(url)).text();
+  } catch (error) {
+    return String(error);
+  }
+}
+
+interface Row {
+  id: string;
+  what: string;
+  args: (dir: string, work: string) => Promise<string[]>;
+  env?: NodeJS.ProcessEnv;
+  /** Runs during the row (clients); resolves when the row is over. */
+  attack?: (run: Run, work: string) => Promise<void>;
+  report: (run: Run) => Promise<string>;
+  cleanup?: () => Promise<void>;
+}
+
+const peers: Peer[] = [];
+const kubeletRow = (id: string, what: string, body: () => string): Row => ({
+  id,
+  what,
+  args: async () => {
+    const peer = await serve(body);
+    peers.push(peer);
+    return [
+      `--kubelet.url=${peer.url}/metrics`,
+      "--kubelet.token-file=",
+      "--kubelet.poll-period=1s",
+    ];
+  },
+  report: async (run) => {
+    const metrics = await text(`${run.health}/readyz`);
+    const line = /kubelet[^\n]*/.exec(metrics)?.[0] ?? "";
+    const errors = /podconfig_kubelet_poll_errors_total\{reason="too_large"\} (\d+)/.exec(
+      await text(`${run.url}/metrics`),
+    );
+    return `${line.slice(0, 110)}; too_large polls ${errors?.[1] ?? "?"}`;
+  },
+});
+
+const manySeries = "a 1\n".repeat(8_300_000);
+const hugeLabel = `kubernetes_build_info{git_version="${"x".repeat(31 << 20)}"} 1\n`;
+
+function sourcesLine(body: string): string {
+  try {
+    const sources = JSON.parse(body).sources as {
+      source: string;
+      ready: boolean;
+      lastError?: { reason: string; message: string };
+    }[];
+    return sources
+      .map(
+        (s) =>
+          `${s.source}: ${s.ready ? "ready" : "not ready"}${s.lastError ? ` (${s.lastError.reason}: ${s.lastError.message.slice(0, 90)})` : ""}`,
+      )
+      .join("; ");
+  } catch {
+    return body.slice(0, 120);
+  }
+}
+
+const rows: Row[] = [
+  kubeletRow("H", "kubelet /metrics: 8.3M one-token series (33 MB)", () => manySeries),
+  kubeletRow("H", "kubelet /metrics: one 31 MiB label value", () => hugeLabel),
+  {
+    id: "M",
+    what: "exec plugin ignoring SIGTERM, leaving a child on stdout",
+    args: async (_dir, work) => {
+      const plugin = join(work, "plugin.sh");
+      await writeFile(plugin, "#!/bin/sh\ntrap '' TERM\nsleep 3600 &\nwhile :; do sleep 1; done\n");
+      await chmod(plugin, 0o755);
+      const kubeconfig = join(work, "kubeconfig");
+      await writeFile(
+        kubeconfig,
+        `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ${plugin}, interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+      );
+      return [`--kubeconfig=${kubeconfig}`];
+    },
+    report: async (run) => sourcesLine(await text(`${run.url}/api/v1/sources`)),
+  },
+  {
+    id: "M",
+    what: "web config: a bcrypt hash of cost 31",
+    args: async (_dir, work) => {
+      const file = join(work, "web.yml");
+      await writeFile(file, `basic_auth_users:\n  slow: '$2y$31$${"a".repeat(53)}'\n`);
+      return [`--web.config.file=${file}`];
+    },
+    report: async (run) => `exit ${await run.exit}: ${run.stderr().trim().slice(0, 140)}`,
+  },
+  {
+    id: "M",
+    what: "50 clients sending wrong passwords (cost 10), a scraper with the right one",
+    args: async (_dir, work) => {
+      const file = join(work, "web.yml");
+      await writeFile(file, `basic_auth_users:\n  prometheus: '${bcrypt.hashSync("right", 10)}'\n`);
+      return [`--web.config.file=${file}`];
+    },
+    attack: async (run) => {
+      const end = Date.now() + rowMs;
+      const auth = (user: string, password: string) =>
+        `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+      let ok = 0;
+      let failed = 0;
+      const flood = Array.from({ length: 50 }, async (_, i) => {
+        while (Date.now() < end)
+          await fetch(`${run.url}/metrics`, {
+            headers: { authorization: auth(i % 2 ? "prometheus" : `user${i}`, `wrong${i}`) },
+          }).catch(() => undefined);
+      });
+      const scraper = (async () => {
+        while (Date.now() < end) {
+          const answer = await fetch(`${run.url}/metrics`, {
+            headers: { authorization: auth("prometheus", "right") },
+            signal: AbortSignal.timeout(10_000),
+          }).catch(() => undefined);
+          if (answer?.status === 200) ok++;
+          else failed++;
+          await sleep(500);
+        }
+      })();
+      await Promise.all([...flood, scraper]);
+      scraperResult = `scraper ${ok} ok, ${failed} failed`;
+    },
+    report: async () => scraperResult,
+  },
+  {
+    id: "M",
+    what: "a 10 MiB manifest of about 5M list items",
+    args: async (dir) => {
+      await writeFile(
+        join(dir, "huge.yaml"),
+        `${podYaml("huge")}  x: [${"1,".repeat(5_000_000)}1]\n`,
+      );
+      return [];
+    },
+    report: async (run) => sourcesLine(await text(`${run.url}/api/v1/sources`)),
+  },
+  {
+    id: "M",
+    what: "manifest URL: a valid 10 MiB pod every poll (1s), a static pod added",
+    args: async (dir) => {
+      const big = (n: number) =>
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: big-${n}\n  annotations: {a: "${"x".repeat(10 * 1024 * 1024 - 200)}"}\nspec:\n  containers: [{name: app, image: busybox}]\n`;
+      let n = 0;
+      const peer = await serve(() => big(n++ % 2));
+      peers.push(peer);
+      setTimeout(() => void writeFile(join(dir, "added.yaml"), podYaml("added")), 2000);
+      return [`--manifest-url=${peer.url}/pods`, "--http-check-frequency=1s"];
+    },
+    report: async (run) => {
+      const page = await text(`${run.url}/api/v1/sources`);
+      return `${/added/.test(page) ? "static pod added seen" : "static pod not seen"}; ${sourcesLine(page)}`;
+    },
+  },
+  ...(["token-file", "ca-file"] as const).map(
+    (flag): Row => ({
+      id: "M",
+      what: `a FIFO as --kubelet.${flag}`,
+      args: async (_dir, work) => {
+        const fifo = join(work, "fifo");
+        execFileSync("mkfifo", [fifo]);
+        const peer = await serve(() => "a 1\n");
+        peers.push(peer);
+        return [
+          `--kubelet.url=${peer.url}/metrics`,
+          `--kubelet.${flag}=${fifo}`,
+          "--kubelet.poll-period=1s",
+        ];
+      },
+      report: async (run) => {
+        const readyz = await text(`${run.health}/readyz`);
+        return (/kubelet[^\n]*/.exec(readyz)?.[0] ?? readyz).slice(0, 120);
+      },
+    }),
+  ),
+  {
+    id: "M",
+    what: "a FIFO as --kubeconfig",
+    args: async (_dir, work) => {
+      const fifo = join(work, "fifo");
+      execFileSync("mkfifo", [fifo]);
+      return [`--kubeconfig=${fifo}`];
+    },
+    report: async (run) => `exit ${await run.exit}: ${run.stderr().trim().slice(0, 140)}`,
+  },
+  {
+    id: "M",
+    what: "1,000 slowloris sockets reconnecting, 300 keep-alive scrapers",
+    args: async () => [],
+    attack: async (run) => {
+      const { port } = new URL(run.url as string);
+      const end = Date.now() + rowMs;
+      const sockets = new Set<Socket>();
+      const slow = () => {
+        if (Date.now() > end) return;
+        const socket = connect(Number(port), "127.0.0.1");
+        sockets.add(socket);
+        socket.on("error", () => {});
+        socket.on("connect", () => socket.write("GET /metrics HTTP/1.1\r\nHost: x\r\n"));
+        socket.on("close", () => {
+          sockets.delete(socket);
+          setTimeout(slow, 10);
+        });
+      };
+      for (let i = 0; i < 1000; i++) slow();
+      let served = 0;
+      let refused = 0;
+      const scrapers = Array.from({ length: 300 }, async () => {
+        while (Date.now() < end) {
+          const answer = await fetch(`${run.url}/metrics`).catch(() => undefined);
+          if (answer?.status === 503) refused++;
+          else if (answer) served++;
+          await answer?.arrayBuffer().catch(() => undefined);
+        }
+      });
+      await Promise.all(scrapers);
+      for (const socket of sockets) socket.destroy();
+      scraperResult = `scrapes: ${served} answered, ${refused} refused 503 (--web.max-requests=40)`;
+    },
+    report: async () => scraperResult,
+  },
+  {
+    id: "M",
+    what: "manifest URL returning 120,000 pods",
+    args: async () => {
+      const items = Array.from({ length: 120_000 }, (_, i) => ({
+        metadata: { name: `p${i}` },
+        spec: { containers: [{ name: "c", image: "i" }] },
+      }));
+      const body = JSON.stringify({ apiVersion: "v1", kind: "PodList", items });
+      const peer = await serve(() => body);
+      peers.push(peer);
+      return [`--manifest-url=${peer.url}/pods`, "--http-check-frequency=1s"];
+    },
+    report: async (run) => sourcesLine(await text(`${run.url}/api/v1/sources`)),
+  },
+  ...[
+    ["--kubelet.url=http://127.0.0.1:1/metrics", "--kubelet.poll-period=1ms"],
+    ["--http-check-frequency=1ns", "--manifest-url=http://127.0.0.1:1/pods"],
+    ["--node-name=UPPER_bad/name"],
+    ["--kubelet.ca-file=/etc/hostname"],
+    ["--pod-manifest-path=/tmp"],
+  ].map(
+    (args): Row => ({
+      id: "L",
+      what: args.join(" "),
+      args: async () => args,
+      report: async (run) => `exit ${await run.exit}: ${run.stderr().trim().slice(0, 120)}`,
+    }),
+  ),
+  {
+    id: "L",
+    what: "an unknown PODCONFIG_ variable",
+    args: async () => [],
+    env: { PODCONFIG_POD_MANIFEST_PAHT: "/m" },
+    report: async (run) => `exit ${await run.exit}: ${run.stderr().trim().slice(0, 120)}`,
+  },
+  {
+    id: "L",
+    what: "a web config with 50k users",
+    args: async (_dir, work) => {
+      const file = join(work, "web.yml");
+      const hash = "$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi";
+      await writeFile(
+        file,
+        `basic_auth_users:\n${Array.from({ length: 50_000 }, (_, i) => `  u${i}: '${hash}'`).join("\n")}\n`,
+      );
+      return [`--web.config.file=${file}`];
+    },
+    report: async (run) => `exit ${await run.exit}: ${run.stderr().trim().slice(0, 120)}`,
+  },
+];
+let scraperResult = "";
+
+async function runRow(row: Row): Promise<string[]> {
+  const work = await mkdtemp(join(tmpdir(), "bench-hostile-"));
+  const dir = join(work, "manifests");
+  await mkdir(dir);
+  await writeFile(join(dir, "static.yaml"), podYaml("static"));
+  try {
+    const run = await startExporter([...base(dir), ...(await row.args(dir, work))], row.env);
+    healthURL = `http://127.0.0.1:${healthPort}`;
+    run.health = healthURL;
+    if (run.url === undefined) {
+      const exit = await Promise.race([run.exit, sleep(15_000).then(() => "still running")]);
+      const rss = peakRssMiB(run.child.pid);
+      run.child.kill("SIGKILL");
+      return [
+        row.id,
+        row.what,
+        rss.toFixed(0),
+        "-",
+        `exit ${exit}: ${run.stderr().trim().slice(0, 130)}`,
+      ];
+    }
+    const attack = row.attack ? row.attack(run, work) : sleep(rowMs);
+    const longest = await probe(healthURL, attack);
+    await attack;
+    const reported = await row.report(run);
+    const rss = peakRssMiB(run.child.pid);
+    const stopping = performance.now();
+    run.child.kill("SIGTERM");
+    const exit = await Promise.race([run.exit, sleep(10_000).then(() => "none")]);
+    const stopMs = performance.now() - stopping;
+    if (exit === "none") run.child.kill("SIGKILL");
+    return [
+      row.id,
+      row.what,
+      rss.toFixed(0),
+      longest.toFixed(0),
+      `${reported.replace(/\|/g, "/")}; SIGTERM: exit ${exit} in ${stopMs.toFixed(0)} ms`,
+    ];
+  } finally {
+    for (const peer of peers.splice(0)) await peer.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function benchMain(): Promise<void> {
+  console.log("| row | attack | peak RSS (MiB) | longest /healthz (ms) | reported |");
+  console.log("| --- | --- | ---: | ---: | --- |");
+  const only = process.env.BENCH_ROWS?.split(",").map(Number);
+  for (const [i, row] of rows.entries()) {
+    if (only && !only.includes(i)) continue;
+    const cells = await runRow(row);
+    console.log(`| ${cells.join(" | ")} |`);
+  }
+}
+
+await benchMain();
