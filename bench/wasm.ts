@@ -17,7 +17,8 @@ import type { StaticPodOrigin } from "../src/sources/manifest/defaults.js";
 import { manifests, perItem } from "./decode_inputs.js";
 import { type DecodeOrigin, KubeletWasm, type StartTimings, wasmPath } from "./kubelet_wasm.js";
 
-const versions = (process.env.BENCH_WASM_VERSIONS ?? "1.37.2,1.32.13").split(",");
+// 1.32.13 does not build for wasip1 without more shims (docs/validation.md); give it here once it does.
+const versions = (process.env.BENCH_WASM_VERSIONS ?? "1.37.2").split(",");
 const MiB = 1024 * 1024;
 
 const origin: StaticPodOrigin = {
