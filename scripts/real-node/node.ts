@@ -243,13 +243,17 @@ state = "${join(c, "state")}"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "${pauseImage}"
   stream_server_address = "127.0.0.1"
+  # This machine's root lacks CAP_SYS_RESOURCE (CapEff 0x1fffeffffff), so runc cannot lower a
+  # sandbox's oom_score_adj to the kubelet's -998: without this every RunPodSandbox fails with
+  # "runc create failed: unable to start container process: can't get final child's PID from
+  # pipe: EOF". containerd then keeps the current value, as it does for rootless containers.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
-        Root = "${join(c, "runc")}"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "${join(c, "cni")}"
