@@ -192,6 +192,10 @@ export class RealNode {
       `--kubelet-client-key=${p.apiserverKubeletClient.keyFile}`,
       "--kubelet-preferred-address-types=InternalIP",
       "--allow-privileged=true",
+      // The "kubernetes" Service's endpoint may not be loopback ("cannot use public IP
+      // 127.0.0.1 with endpoint reconciler ... may not be in the loopback range"); nothing here
+      // reaches the API server through that Service.
+      "--endpoint-reconciler-type=none",
       ...overrides,
     ];
   }

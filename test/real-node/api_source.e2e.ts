@@ -140,6 +140,16 @@ class SecondApiserver {
 let second: SecondApiserver;
 
 before(async () => {
+  // No controller manager runs here, so the ServiceAccount admission plugin's "default" account
+  // is made by hand.
+  kubectl(
+    ["apply", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: "default", namespace: "default" },
+    }),
+  );
   client = signed(pkiDir, "ca", user, `DNS:${user}`, `/O=system:masters/CN=${user}`);
   second = new SecondApiserver(await freePort());
   await second.start();
