@@ -87,8 +87,8 @@ export function goQuote(s: string): string {
  * A []string as ErrorBody prints it: %#v up to apimachinery 0.33, json.Marshal from 0.34
  * (kubelet minor 34).
  */
-export function goStrings(values: readonly string[], minor: number): { go: string } {
-  if (minor >= 34) return { go: goJSON(values) };
+export function goStrings(values: readonly string[]): { go: string } {
+  if (wordingMinor >= 34) return { go: goJSON(values) };
   return { go: `[]string{${values.map(goQuote).join(", ")}}` };
 }
 
@@ -160,6 +160,27 @@ export function tooMany(field: string, actual: number, max: number): FieldError 
 export const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
 
 // k8s.io/apimachinery/pkg/util/validation: each returns its messages, empty when valid.
+// From apimachinery 0.35 (kubelet 1.35) label keys and values are checked by
+// pkg/api/validate/content, whose wording differs ("a valid label key", "bytes"); 0.34 fixed
+// the regex quoted by IsDNS1123SubdomainWithUnderscore. The wording follows the minor being
+// validated: validation is synchronous, and validateStaticPod sets it for the call.
+
+let wordingMinor = 32;
+
+/** Runs `validate` with the validators' wording of kubelet minor `minor` (32 for 1.32). */
+export function withWording<T>(minor: number, validate: () => T): T {
+  const previous = wordingMinor;
+  wordingMinor = minor;
+  try {
+    return validate();
+  } finally {
+    wordingMinor = previous;
+  }
+}
+
+/** content.MaxLenError (0.35+) counts bytes; util/validation's counts characters. */
+const contentMaxLenError = (length: number): string =>
+  wordingMinor >= 35 ? `must be no more than ${length} bytes` : maxLenError(length);
 
 export const maxLenError = (length: number): string => `must be no more than ${length} characters`;
 export const emptyError = (): string => "must be non-empty";
@@ -187,13 +208,13 @@ export function isQualifiedName(value: string): string[] {
     const prefix = parts[0] as string;
     name = parts[1] as string;
     if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
-    else for (const msg of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
+    else for (const msg of contentIsDNS1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
   } else
     return [
-      `a qualified name ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `${wordingMinor >= 35 ? "a valid label key" : "a qualified name"} ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   if (name.length === 0) errs.push(`name part ${emptyError()}`);
-  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
+  else if (byteLength(name) > 63) errs.push(`name part ${contentMaxLenError(63)}`);
   if (!qualifiedNameRegexp.test(name))
     errs.push(
       `name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")}`,
@@ -208,7 +229,7 @@ const labelValueErrMsg =
 
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (byteLength(value) > 63) errs.push(contentMaxLenError(63));
   if (!labelValueRegexp.test(value))
     errs.push(regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"));
   return errs;
@@ -223,9 +244,8 @@ const dns1123SubdomainRegexp = new RegExp(`^${dns1123SubdomainFmt}$`);
 const dns1123SubdomainErrorMsg =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const dns1123LabelFmtWithUnderscore = "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?";
-const dns1123SubdomainRegexpWithUnderscore = new RegExp(
-  `^${dns1123LabelFmtWithUnderscore}(\\.${dns1123LabelFmtWithUnderscore})*$`,
-);
+const dns1123SubdomainFmtWithUnderscore = `${dns1123LabelFmtWithUnderscore}(\\.${dns1123LabelFmtWithUnderscore})*`;
+const dns1123SubdomainRegexpWithUnderscore = new RegExp(`^${dns1123SubdomainFmtWithUnderscore}$`);
 const dns1123SubdomainErrorMsgFG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character";
 
@@ -247,11 +267,26 @@ export function isDNS1123Subdomain(value: string): string[] {
   return errs;
 }
 
+/** content.IsDNS1123Subdomain (label key prefixes from 0.35): its length counts bytes. */
+function contentIsDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(contentMaxLenError(253));
+  if (!dns1123SubdomainRegexp.test(value))
+    errs.push(regexError(dns1123SubdomainErrorMsg, dns1123SubdomainFmt, "example.com"));
+  return errs;
+}
+
 export function isDNS1123SubdomainWithUnderscore(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > 253) errs.push(maxLenError(253));
   if (!dns1123SubdomainRegexpWithUnderscore.test(value))
-    errs.push(regexError(dns1123SubdomainErrorMsgFG, dns1123SubdomainFmt, "example.com"));
+    errs.push(
+      regexError(
+        dns1123SubdomainErrorMsgFG,
+        wordingMinor >= 34 ? dns1123SubdomainFmtWithUnderscore : dns1123SubdomainFmt,
+        "example.com",
+      ),
+    );
   return errs;
 }
 

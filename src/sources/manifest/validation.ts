@@ -5,7 +5,7 @@
 import type { Pod } from "../../core/types.js";
 import type { KubeletMinor } from "../../core/version.js";
 import type { JsonObject } from "../json_object.js";
-import { type ErrorList, forbidden, formatErrorList, invalid } from "./field.js";
+import { type ErrorList, forbidden, formatErrorList, invalid, withWording } from "./field.js";
 import { validateContainerOnlyForPod } from "./validation_containers.js";
 import { objects, ptr, str, struct } from "./validation_json.js";
 import { type Annotations, annotationsOf, validatePodObjectMeta } from "./validation_names.js";
@@ -120,7 +120,7 @@ export function validatePodCreate(pod: Pod, ctx: ValidationContext): ErrorList {
  */
 export function validateStaticPod(pod: Pod, minor: KubeletMinor): string | null {
   const ctx = validationContext(minor);
-  const errs = validatePodCreate(pod, ctx);
+  const errs = withWording(ctx.minor, () => validatePodCreate(pod, ctx));
   if (errs.length > 0) return `invalid pod: ${formatErrorList(errs)}`;
   return staticPodReferenceError(struct(pod.spec), ctx.minor);
 }

@@ -16,6 +16,7 @@ import {
   notSupported,
   regexError,
   required,
+  tooMany,
 } from "./field.js";
 import { validateEnv, validateEnvFrom } from "./validation_env.js";
 import { bool, isSet, num, objects, ptr, str, strings, struct } from "./validation_json.js";
@@ -61,7 +62,9 @@ export function validateContainers(containers: unknown, path: string, pod: PodSc
     errs.push(...validateLivenessProbe(ctr.livenessProbe, `${at}.livenessProbe`, pod));
     errs.push(...validateReadinessProbe(ctr.readinessProbe, `${at}.readinessProbe`, pod));
     errs.push(...validateStartupProbe(ctr.startupProbe, `${at}.startupProbe`, pod));
-    if (isSet(ctr.restartPolicy))
+    if (pod.ctx.opts.AllowContainerRestartPolicyRules)
+      errs.push(...validateContainerRestartPolicy(ctr, at));
+    else if (isSet(ctr.restartPolicy))
       errs.push(forbidden(`${at}.restartPolicy`, "may not be set for non-init containers"));
   });
   errs.push(...checkHostPortConflicts(items, path));
@@ -83,9 +86,23 @@ export function validateInitContainers(
     let restartAlways = false;
     if (isSet(ctr.restartPolicy)) {
       const policy = str(ctr.restartPolicy);
-      if (policy !== "Always") errs.push(notSupported(`${at}.restartPolicy`, policy, ["Always"]));
+      if (pod.ctx.opts.AllowContainerRestartPolicyRules) {
+        if (policy !== "Always" || pod.ctx.opts.AllowRestartAllContainers)
+          errs.push(...validateContainerRestartPolicy(ctr, at));
+        else if (objects(ctr.restartPolicyRules).length > 0)
+          errs.push(
+            forbidden(
+              `${at}.restartPolicyRules`,
+              "restartPolicyRules are not allowed for init containers with restart policy Always",
+            ),
+          );
+      } else if (policy !== "Always")
+        errs.push(notSupported(`${at}.restartPolicy`, policy, ["Always"]));
       restartAlways = policy === "Always";
-    }
+    } else if (objects(ctr.restartPolicyRules).length > 0)
+      errs.push(
+        required(`${at}.restartPolicy`, "must specify restartPolicy when restart rules are used"),
+      );
     const name = str(ctr.name);
     if (allNames.has(name)) errs.push(duplicate(`${at}.name`, name));
     else if (name.length > 0) allNames.add(name);
@@ -114,6 +131,32 @@ export function validateInitContainers(
         ),
       );
   });
+  return errs;
+}
+
+const supportedContainerRestartPolicies = ["Always", "Never", "OnFailure"];
+
+/**
+ * validateContainerRestartPolicy (ContainerRestartRules, from 1.35 for a static pod): the
+ * policy, and at most 20 rules. The rules' own fields are not ported (docs/validation.md).
+ */
+function validateContainerRestartPolicy(ctr: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const rules = objects(ctr.restartPolicyRules);
+  if (!isSet(ctr.restartPolicy)) {
+    if (rules.length === 0) return errs;
+    errs.push(
+      required(`${path}.restartPolicy`, "must specify restartPolicy when restart rules are used"),
+    );
+  } else if (!supportedContainerRestartPolicies.includes(str(ctr.restartPolicy)))
+    errs.push(
+      notSupported(
+        `${path}.restartPolicy`,
+        str(ctr.restartPolicy),
+        supportedContainerRestartPolicies,
+      ),
+    );
+  if (rules.length > 20) errs.push(tooMany(`${path}.restartPolicyRules`, rules.length, 20));
   return errs;
 }
 
@@ -453,7 +496,13 @@ function validateResizePolicy(
       errs.push(notSupported(path, restartPolicy, supportedResizePolicies));
     if (podRestartPolicy === "Never" && restartPolicy !== "NotRequired")
       errs.push(
-        invalid(path, restartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"),
+        invalid(
+          path,
+          restartPolicy,
+          ctx.minor >= 36
+            ? "must be 'NotRequired' when pod `restartPolicy` is 'Never'"
+            : "must be 'NotRequired' when `restartPolicy` is 'Never'",
+        ),
       );
   });
   return errs;

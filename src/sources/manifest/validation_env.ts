@@ -65,12 +65,12 @@ export function validateEnv(vars: unknown, path: string, ctx: ValidationContext)
     const name = str(ev.name);
     if (name === "") errs.push(required(`${at}.name`));
     else for (const msg of envVarNameErrors(name, ctx)) errs.push(invalid(`${at}.name`, name, msg));
-    errs.push(...validateEnvVarValueFrom(ev, `${at}.valueFrom`));
+    errs.push(...validateEnvVarValueFrom(ev, `${at}.valueFrom`, ctx));
   });
   return errs;
 }
 
-function validateEnvVarValueFrom(ev: JsonObject, path: string): ErrorList {
+function validateEnvVarValueFrom(ev: JsonObject, path: string, ctx: ValidationContext): ErrorList {
   const errs: ErrorList = [];
   const from = ptr(ev.valueFrom);
   if (!from) return errs;
@@ -114,7 +114,9 @@ function validateEnvVarValueFrom(ev: JsonObject, path: string): ErrorList {
       invalid(
         path,
         "",
-        "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
+        ctx.opts.AllowEnvFilesValidation
+          ? "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"
+          : "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
       ),
     );
   else if (str(ev.value).length !== 0)

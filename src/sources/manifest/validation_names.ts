@@ -6,6 +6,7 @@ import {
   byteLength,
   type ErrorList,
   forbidden,
+  goStrings,
   invalid,
   isDNS1123Label,
   isDNS1123Subdomain,
@@ -152,11 +153,7 @@ function validateFinalizers(finalizers: unknown, path: string): ErrorList {
   for (const finalizer of names) errs.push(...validateQualifiedName(finalizer, path));
   if (names.includes("orphan") && names.includes("foregroundDeletion"))
     errs.push(
-      invalid(
-        path,
-        { go: `[]string{${names.map((n) => JSON.stringify(n)).join(", ")}}` },
-        "finalizer orphan and foregroundDeletion cannot be both set",
-      ),
+      invalid(path, goStrings(names), "finalizer orphan and foregroundDeletion cannot be both set"),
     );
   return errs;
 }

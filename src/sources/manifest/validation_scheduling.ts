@@ -42,6 +42,24 @@ export function isSloppyIP(value: string): boolean {
 
 const ipError = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
 
+/**
+ * IsValidIPForLegacyField (from 1.33; before, IsValidIP): sloppy parsing, and with the
+ * StrictIPCIDRValidation gate (on by default from 1.36) no leading zeros and no IPv4-mapped
+ * IPv6 address.
+ */
+function validateLegacyIP(value: string, path: string, ctx: ValidationContext): ErrorList {
+  if (!isSloppyIP(value)) return [invalid(path, value, ipError)];
+  if (ctx.minor < 36) return [];
+  const errs: ErrorList = [];
+  // netip.ParseAddr refuses a leading zero in a dotted-decimal octet (alone or as an IPv6 tail).
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(value)?.[1] ?? "";
+  if (dotted.split(".").some((octet) => /^0\d/.test(octet)))
+    errs.push(invalid(path, value, "must not have leading 0s"));
+  if (value.includes(":") && /^(0{0,4}:){0,5}:?ffff:/i.test(value.replace(/^::/, "0:")))
+    errs.push(invalid(path, value, "must not be an IPv4-mapped IPv6 address"));
+  return errs;
+}
+
 /** validateImagePullSecrets: only `name` may be set. */
 export function validateImagePullSecrets(secrets: unknown, path: string): ErrorList {
   const errs: ErrorList = [];
@@ -431,27 +449,23 @@ export function validatePodDNSConfig(
     errs.push(
       invalid(
         `${path}.nameservers`,
-        goStrings(nameservers, ctx.minor),
+        goStrings(nameservers),
         "must not have more than 3 nameservers",
       ),
     );
   nameservers.forEach((ns, i) => {
-    if (!isSloppyIP(ns)) errs.push(invalid(`${path}.nameservers[${i}]`, ns, ipError));
+    errs.push(...validateLegacyIP(ns, `${path}.nameservers[${i}]`, ctx));
   });
   const searches = strings(config.searches);
   if (searches.length > 32)
     errs.push(
-      invalid(
-        `${path}.searches`,
-        goStrings(searches, ctx.minor),
-        "must not have more than 32 search paths",
-      ),
+      invalid(`${path}.searches`, goStrings(searches), "must not have more than 32 search paths"),
     );
   if (Buffer.byteLength(searches.join(" ")) > 2048)
     errs.push(
       invalid(
         `${path}.searches`,
-        goStrings(searches, ctx.minor),
+        goStrings(searches),
         "must not have more than 2048 characters (including spaces) in the search list",
       ),
     );
@@ -476,11 +490,15 @@ export function validatePodDNSConfig(
 }
 
 /** ValidateHostAliases. */
-export function validateHostAliases(aliases: unknown, path: string): ErrorList {
+export function validateHostAliases(
+  aliases: unknown,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
   const errs: ErrorList = [];
   objects(aliases).forEach((alias, i) => {
     const ip = str(alias.ip);
-    if (!isSloppyIP(ip)) errs.push(invalid(`${path}[${i}].ip`, ip, ipError));
+    errs.push(...validateLegacyIP(ip, `${path}[${i}].ip`, ctx));
     strings(alias.hostnames).forEach((hostname, j) => {
       errs.push(...validateDNS1123Subdomain(hostname, `${path}[${i}].hostnames[${j}]`));
     });
@@ -509,11 +527,13 @@ export function validateSchedulingGates(gates: unknown, path: string): ErrorList
 }
 
 /** validateOS, then validateLinux / validateWindows. */
-export function validateOS(spec: JsonObject, path: string): ErrorList {
+export function validateOS(spec: JsonObject, path: string, ctx: ValidationContext): ErrorList {
   const os = ptr(spec.os);
   if (!os) return [];
   const name = str(os.name);
-  if (name.length === 0) return [required(`${path}.os.name`, "cannot be empty")];
+  // 1.34 dropped the detail.
+  if (name.length === 0)
+    return [required(`${path}.os.name`, ctx.minor >= 34 ? "" : "cannot be empty")];
   if (name !== "linux" && name !== "windows")
     return [notSupported(`${path}.os`, name, ["linux", "windows"])];
   return name === "linux" ? validateLinux(spec, path) : validateWindows(spec, path);

@@ -334,7 +334,8 @@ export function validatePodSpecSecurityContext(
   if (spec.shareProcessNamespace === true && bool(spec.hostPID))
     errs.push(
       invalid(
-        `${path}.shareProcessNamespace`,
+        // 1.37 moved the field out of the internal PodSecurityContext.
+        ctx.minor >= 37 ? "spec.shareProcessNamespace" : `${path}.shareProcessNamespace`,
         true,
         "ShareProcessNamespace and HostPID cannot both be enabled",
       ),
@@ -377,13 +378,23 @@ export function validatePodSpecSecurityContext(
 }
 
 /** validateHostUsers: a user namespace may not share the host's namespaces. */
-export function validateHostUsers(spec: JsonObject, path: string): ErrorList {
+export function validateHostUsers(
+  spec: JsonObject,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
   if (!isSet(spec.hostUsers) || spec.hostUsers === true) return [];
   const errs: ErrorList = [];
-  const detail = "when `pod.Spec.HostUsers` is false";
-  if (bool(spec.hostNetwork)) errs.push(forbidden(`${path}.hostNetwork`, detail));
+  // 1.34 reworded it, and refuses volume devices in a user namespace.
+  const detail =
+    ctx.minor >= 34 ? "when `hostUsers` is false" : "when `pod.Spec.HostUsers` is false";
+  if (bool(spec.hostNetwork) && !ctx.opts.AllowUserNamespacesHostNetworkSupport)
+    errs.push(forbidden(`${path}.hostNetwork`, detail));
   if (bool(spec.hostPID)) errs.push(forbidden(`${path}.HostPID`, detail));
   if (bool(spec.hostIPC)) errs.push(forbidden(`${path}.HostIPC`, detail));
+  if (ctx.minor >= 34)
+    for (const [c, at] of visitContainers(spec, path))
+      if (objects(c.volumeDevices).length > 0) errs.push(forbidden(`${at}.volumeDevices`, detail));
   return errs;
 }
 

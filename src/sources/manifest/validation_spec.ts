@@ -176,7 +176,7 @@ export function validatePodSpec(
     ),
   );
   errs.push(...validateWindowsHostProcessPod(spec, path));
-  errs.push(...validateHostUsers(spec, path));
+  errs.push(...validateHostUsers(spec, path, ctx));
   const serviceAccountName = str(spec.serviceAccountName);
   if (serviceAccountName.length > 0)
     for (const msg of nameIsDNSSubdomain(serviceAccountName, false))
@@ -197,7 +197,7 @@ export function validatePodSpec(
   if (objects(spec.tolerations).length > 0)
     errs.push(...validateTolerations(spec.tolerations, `${path}.tolerations`));
   if (objects(spec.hostAliases).length > 0)
-    errs.push(...validateHostAliases(spec.hostAliases, `${path}.hostAliases`));
+    errs.push(...validateHostAliases(spec.hostAliases, `${path}.hostAliases`, ctx));
   const priorityClassName = str(spec.priorityClassName);
   if (priorityClassName.length > 0)
     for (const msg of nameIsDNSSubdomain(priorityClassName, false))
@@ -215,6 +215,6 @@ export function validatePodSpec(
       ]),
     );
   if (isSet(spec.overhead)) errs.push(...validateOverhead(spec.overhead, `${path}.overhead`, ctx));
-  errs.push(...validateOS(spec, path));
+  errs.push(...validateOS(spec, path, ctx));
   return errs;
 }

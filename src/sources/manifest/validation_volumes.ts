@@ -7,6 +7,7 @@ import {
   duplicate,
   type ErrorList,
   forbidden,
+  goStrings,
   inclusiveRangeError,
   invalid,
   isDNS1123Subdomain,
@@ -276,7 +277,7 @@ function validateFCVolumeSource(fc: JsonObject, path: string): ErrorList {
     errs.push(
       invalid(
         `${path}.targetWWNs`,
-        { go: `[]string{${wwns.map((w) => JSON.stringify(w)).join(", ")}}` },
+        goStrings(wwns),
         "targetWWNs and wwids can not be specified simultaneously",
       ),
     );
