@@ -199,7 +199,11 @@ const qualifiedNameErrMsg =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const qualifiedNameRegexp = new RegExp(`^${qualifiedNameFmt}$`);
 
+/** The common case, valid without a prefix: no need to split or to build messages. */
+const plainQualifiedName = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
 export function isQualifiedName(value: string): string[] {
+  if (plainQualifiedName.test(value)) return [];
   const errs: string[] = [];
   const parts = value.split("/");
   let name: string;

@@ -80,7 +80,7 @@ export function validatePodCreate(pod: Pod, ctx: ValidationContext): ErrorList {
   const meta = struct(pod.metadata);
   const spec = struct(pod.spec);
   const annotations = annotationsOf(meta);
-  const errs = validatePodObjectMeta(meta, annotations);
+  const errs = validatePodObjectMeta(meta, annotations, ctx.minor);
   errs.push(...validatePodSpecificAnnotations(annotations, spec, "metadata.annotations", ctx));
   errs.push(...validatePodSpec(spec, str(meta.name), "spec", ctx));
   if (str(spec.serviceAccountName) === "")

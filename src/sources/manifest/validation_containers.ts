@@ -8,6 +8,7 @@ import {
   duplicate,
   type ErrorList,
   forbidden,
+  goJSON,
   goTrimSpace,
   invalid,
   isValidPortName,
@@ -126,7 +127,7 @@ export function validateInitContainers(
       errs.push(
         invalid(
           `${at}.resizePolicy`,
-          resizePolicyValue(ctr.resizePolicy),
+          resizePolicyValue(ctr.resizePolicy, pod.ctx.minor),
           "must not be set for init containers",
         ),
       );
@@ -160,8 +161,17 @@ function validateContainerRestartPolicy(ctr: JsonObject, path: string): ErrorLis
   return errs;
 }
 
-/** Go's %#v of a []core.ContainerResizePolicy. */
-function resizePolicyValue(policies: unknown): { go: string } {
+/** A []core.ContainerResizePolicy as ErrorBody prints it: %#v, or JSON from 1.34. */
+function resizePolicyValue(policies: unknown, minor: number): { go: string } {
+  if (minor >= 34)
+    return {
+      go: goJSON(
+        objects(policies).map((p) => ({
+          ResourceName: str(p.resourceName),
+          RestartPolicy: str(p.restartPolicy),
+        })),
+      ),
+    };
   const items = objects(policies).map(
     (p) =>
       `core.ContainerResizePolicy{ResourceName:${JSON.stringify(str(p.resourceName))}, RestartPolicy:${JSON.stringify(str(p.restartPolicy))}}`,

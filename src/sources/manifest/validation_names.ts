@@ -80,6 +80,7 @@ const standardFinalizers = new Set(["kubernetes", "orphan", "foregroundDeletion"
 export function validatePodObjectMeta(
   meta: Record<string, unknown>,
   annotations: Annotations,
+  minor: number,
 ): ErrorList {
   const errs: ErrorList = [];
   const path = "metadata";
@@ -99,7 +100,7 @@ export function validatePodObjectMeta(
     errs.push(invalid(`${path}.generation`, generation, "must be greater than or equal to 0"));
   errs.push(...validateLabels(meta.labels, `${path}.labels`));
   errs.push(...validateAnnotations(annotations, `${path}.annotations`));
-  errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
+  errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`, minor));
   errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
   // core's ValidateObjectMeta: an unqualified finalizer must be a standard one.
   strings(meta.finalizers).forEach((finalizer, i) => {
@@ -115,7 +116,7 @@ export function validatePodObjectMeta(
   return errs;
 }
 
-function validateOwnerReferences(refs: unknown, path: string): ErrorList {
+function validateOwnerReferences(refs: unknown, path: string, minor: number): ErrorList {
   const errs: ErrorList = [];
   let firstController = "";
   for (const ref of objects(refs)) {
@@ -126,11 +127,14 @@ function validateOwnerReferences(refs: unknown, path: string): ErrorList {
     const version = parts.length === 1 ? apiVersion : parts.length === 2 ? parts[1] : "";
     if (version === "")
       errs.push(invalid(`${path}.apiVersion`, apiVersion, "version must not be empty"));
-    if (kind.length === 0) errs.push(invalid(`${path}.kind`, kind, "kind must not be empty"));
+    // apimachinery 0.34 dropped the field's name from these three messages.
+    const word = (field: string) => (minor >= 34 ? "" : `${field} `);
+    if (kind.length === 0)
+      errs.push(invalid(`${path}.kind`, kind, `${word("kind")}must not be empty`));
     if (str(ref.name).length === 0)
-      errs.push(invalid(`${path}.name`, str(ref.name), "name must not be empty"));
+      errs.push(invalid(`${path}.name`, str(ref.name), `${word("name")}must not be empty`));
     if (str(ref.uid).length === 0)
-      errs.push(invalid(`${path}.uid`, str(ref.uid), "uid must not be empty"));
+      errs.push(invalid(`${path}.uid`, str(ref.uid), `${word("uid")}must not be empty`));
     if (ref.controller === true) {
       const current = `${kind}/${str(ref.name)}`;
       if (firstController !== "")
