@@ -17,10 +17,11 @@ import {
   notSupported,
   regexError,
   required,
+  tooLong,
   tooMany,
 } from "./field.js";
 import { validateEnv, validateEnvFrom } from "./validation_env.js";
-import { bool, isSet, num, objects, ptr, str, strings, struct } from "./validation_json.js";
+import { bool, isSet, list, num, objects, ptr, str, strings, struct } from "./validation_json.js";
 import { validateDNS1123Label } from "./validation_names.js";
 import type { ValidationContext } from "./validation_options.js";
 import {
@@ -64,7 +65,7 @@ export function validateContainers(containers: unknown, path: string, pod: PodSc
     errs.push(...validateReadinessProbe(ctr.readinessProbe, `${at}.readinessProbe`, pod));
     errs.push(...validateStartupProbe(ctr.startupProbe, `${at}.startupProbe`, pod));
     if (pod.ctx.opts.AllowContainerRestartPolicyRules)
-      errs.push(...validateContainerRestartPolicy(ctr, at));
+      errs.push(...validateContainerRestartPolicy(ctr, at, pod.ctx));
     else if (isSet(ctr.restartPolicy))
       errs.push(forbidden(`${at}.restartPolicy`, "may not be set for non-init containers"));
   });
@@ -89,7 +90,7 @@ export function validateInitContainers(
       const policy = str(ctr.restartPolicy);
       if (pod.ctx.opts.AllowContainerRestartPolicyRules) {
         if (policy !== "Always" || pod.ctx.opts.AllowRestartAllContainers)
-          errs.push(...validateContainerRestartPolicy(ctr, at));
+          errs.push(...validateContainerRestartPolicy(ctr, at, pod.ctx));
         else if (objects(ctr.restartPolicyRules).length > 0)
           errs.push(
             forbidden(
@@ -139,9 +140,13 @@ const supportedContainerRestartPolicies = ["Always", "Never", "OnFailure"];
 
 /**
  * validateContainerRestartPolicy (ContainerRestartRules, from 1.35 for a static pod): the
- * policy, and at most 20 rules. The rules' own fields are not ported (docs/validation.md).
+ * policy, and at most 20 rules, each a known action and an In/NotIn exit code condition.
  */
-function validateContainerRestartPolicy(ctr: JsonObject, path: string): ErrorList {
+function validateContainerRestartPolicy(
+  ctr: JsonObject,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
   const errs: ErrorList = [];
   const rules = objects(ctr.restartPolicyRules);
   if (!isSet(ctr.restartPolicy)) {
@@ -157,7 +162,36 @@ function validateContainerRestartPolicy(ctr: JsonObject, path: string): ErrorLis
         supportedContainerRestartPolicies,
       ),
     );
-  if (rules.length > 20) errs.push(tooMany(`${path}.restartPolicyRules`, rules.length, 20));
+  // 1.35 reported the count with TooLong, later minors with TooMany.
+  if (rules.length > 20)
+    errs.push(
+      ctx.minor >= 36
+        ? tooMany(`${path}.restartPolicyRules`, rules.length, 20)
+        : tooLong(`${path}.restartPolicyRules`, 20),
+    );
+  const actions = ctx.opts.AllowRestartAllContainers
+    ? ["Restart", "RestartAllContainers"]
+    : ["Restart"];
+  rules.forEach((rule, i) => {
+    const at = `${path}.restartPolicyRules[${i}]`;
+    const action = str(rule.action);
+    if (!actions.includes(action)) errs.push(notSupported(`${at}.action`, action, actions));
+    const exitCodes = ptr(rule.exitCodes);
+    if (!exitCodes) {
+      errs.push(required(`${at}.exitCodes`, "must be specified"));
+      return;
+    }
+    const operator = str(exitCodes.operator);
+    if (operator !== "In" && operator !== "NotIn")
+      errs.push(notSupported(`${at}.exitCodes.operator`, operator, ["In", "NotIn"]));
+    const values = list(exitCodes.values);
+    if (values.length > 255)
+      errs.push(
+        ctx.minor >= 36
+          ? tooMany(`${at}.exitCodes.values`, values.length, 255)
+          : tooLong(`${at}.exitCodes.values`, 255),
+      );
+  });
   return errs;
 }
 
