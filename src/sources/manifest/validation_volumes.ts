@@ -134,7 +134,7 @@ const sources: [string, string | null, SourceValidator][] = [
     null,
     (s, p) => requiredFields(s, `${p}.scaleIO`, ["gateway", "system", "volumeName"]),
   ],
-  ["csi", null, (s, p) => validateCSIVolumeSource(s, `${p}.csi`)],
+  ["csi", null, (s, p, _v, _n, ctx) => validateCSIVolumeSource(s, `${p}.csi`, ctx)],
   ["ephemeral", null, (s, p, v, n) => validateEphemeralVolumeSource(s, p, v, n)],
   ["image", null, (s, p, _v, _n, ctx) => validateImageVolumeSource(s, `${p}.image`, ctx)],
 ];
@@ -456,16 +456,20 @@ function validateStorageOSVolumeSource(storageos: JsonObject, path: string): Err
 }
 
 /** ValidateCSIDriverName. */
-function validateCSIDriverName(driver: string, path: string): ErrorList {
+function validateCSIDriverName(driver: string, path: string, ctx: ValidationContext): ErrorList {
   const errs: ErrorList = [];
-  if (driver.length === 0) errs.push(required(path));
+  if (driver.length === 0) {
+    errs.push(required(path));
+    // From 1.35 an empty name is only required, not also checked as a subdomain.
+    if (ctx.minor >= 35) return errs;
+  }
   if (byteLength(driver) > 63) errs.push(tooLong(path, 63));
   for (const msg of isDNS1123Subdomain(driver.toLowerCase())) errs.push(invalid(path, driver, msg));
   return errs;
 }
 
-function validateCSIVolumeSource(csi: JsonObject, path: string): ErrorList {
-  const errs = validateCSIDriverName(str(csi.driver), `${path}.driver`);
+function validateCSIVolumeSource(csi: JsonObject, path: string, ctx: ValidationContext): ErrorList {
+  const errs = validateCSIDriverName(str(csi.driver), `${path}.driver`, ctx);
   const ref = ptr(csi.nodePublishSecretRef);
   if (ref) {
     const name = str(ref.name);
