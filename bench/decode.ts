@@ -28,13 +28,13 @@ const floor = perItem(json, (s) => JSON.parse(s));
 const parsed = perItem(jsonBytes, (b) => parseYamlOrJson(b, "preserve"));
 const schema = goSchema(NewestKubeletMinor);
 const typed = perItem(jsonBytes, (b) => {
-  const value = decodeTyped(schema.pod, parseYamlOrJson(b, "preserve") as JsonObject);
+  const value = decodeTyped(schema, schema.pod, parseYamlOrJson(b, "preserve") as JsonObject);
   return marshal(schema.pod, value);
 });
 const defaulting = perPreparedItem(
   () =>
     jsonBytes.map(
-      (b) => decodeTyped(schema.pod, parseYamlOrJson(b, "preserve") as JsonObject) as Pod,
+      (b) => decodeTyped(schema, schema.pod, parseYamlOrJson(b, "preserve") as JsonObject) as Pod,
     ),
   (pod) => setObjectDefaultsPod(pod, NewestKubeletMinor),
 );

@@ -30,12 +30,15 @@ type Type struct {
 }
 
 // Field is one JSON field of a struct, embedded fields already flattened into place. It is
-// written as [json name, type name, options] with options a bit set: 1 omitempty, 2 omitzero.
+// written as [json name, type name, options] with options a bit set: 1 omitempty, 2 omitzero,
+// and for a field of an embedded struct a fourth element: the Go names of the embedded
+// fields it is reached through, dot-separated (newer sigs.k8s.io/json print them in errors).
 type Field struct {
 	JSON      string
 	Type      string
 	OmitEmpty bool
 	OmitZero  bool
+	Embedded  []string
 }
 
 // MarshalJSON writes the compact form described on Field.
@@ -46,6 +49,9 @@ func (f Field) MarshalJSON() ([]byte, error) {
 	}
 	if f.OmitZero {
 		options |= 2
+	}
+	if len(f.Embedded) > 0 {
+		return json.Marshal([]any{f.JSON, f.Type, options, strings.Join(f.Embedded, ".")})
 	}
 	return json.Marshal([]any{f.JSON, f.Type, options})
 }
@@ -112,7 +118,10 @@ func (w *walker) fields(t reflect.Type) []Field {
 			if ft.Kind() != reflect.Struct {
 				panic(fmt.Sprintf("%s.%s: embedded %s is not supported", t, f.Name, ft.Kind()))
 			}
-			out = append(out, w.fields(ft)...)
+			for _, inner := range w.fields(ft) {
+				inner.Embedded = append([]string{f.Name}, inner.Embedded...)
+				out = append(out, inner)
+			}
 			continue
 		}
 		if !f.IsExported() {

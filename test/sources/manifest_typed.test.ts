@@ -24,8 +24,13 @@ const origin = (kubeletMinor: KubeletMinor): StaticPodOrigin => ({
 
 /** Decode, the API's defaults and marshal, without the static pod defaults or validation. */
 function decoded(text: string, minor: KubeletMinor = "1.37"): JsonObject {
-  const { pod } = goSchema(minor);
-  const value = decodeTyped(pod, parseYamlOrJson(Buffer.from(text), "preserve") as JsonObject);
+  const schema = goSchema(minor);
+  const { pod } = schema;
+  const value = decodeTyped(
+    schema,
+    pod,
+    parseYamlOrJson(Buffer.from(text), "preserve") as JsonObject,
+  );
   setObjectDefaultsPod(value, minor);
   return marshal(pod, value) as JsonObject;
 }
@@ -160,14 +165,25 @@ describe("typed decode: refusals with Go's error text", () => {
     );
   });
 
-  test("IntOrString and Time refuse with the standard library's text", () => {
+  test("IntOrString and Time: their json.Unmarshal's type error gets the decoder's context", () => {
+    // As oracle-1.32 and oracle-1.37 print it for this manifest: from 1.35 the path names the
+    // embedded ProbeHandler.
+    const probe = pod(',"livenessProbe":{"tcpSocket":{"port":1.5}}');
     assert.equal(
-      refusal(pod(',"livenessProbe":{"tcpSocket":{"port":1.5}}')),
-      "json: cannot unmarshal number 1.5 into Go value of type int32",
+      refusal(probe, "1.32"),
+      "json: cannot unmarshal number 1.5 into Go struct field TCPSocketAction.spec.containers.livenessProbe.tcpSocket.port of type int32",
     );
     assert.equal(
-      refusal(pod(',"livenessProbe":{"tcpSocket":{"port":true}}')),
-      "json: cannot unmarshal bool into Go value of type int32",
+      refusal(probe, "1.37"),
+      "json: cannot unmarshal number 1.5 into Go struct field TCPSocketAction.spec.containers.livenessProbe.ProbeHandler.tcpSocket.port of type int32",
+    );
+    assert.equal(
+      refusal(pod(',"livenessProbe":{"tcpSocket":{"port":true}}'), "1.34"),
+      "json: cannot unmarshal bool into Go struct field TCPSocketAction.spec.containers.livenessProbe.tcpSocket.port of type int32",
+    );
+    assert.equal(
+      refusal(pod("").replace('"name":"web"', '"name":"web","creationTimestamp":7')),
+      "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string",
     );
     assert.match(
       refusal(pod("").replace('"name":"web"', '"name":"web","creationTimestamp":"yesterday"')),

@@ -10,7 +10,7 @@ import { PodBounds, podBoundProblem } from "../pod_bounds.js";
 import { setObjectDefaultsPod } from "./api_defaults.js";
 import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
-import { type GoType, goSchema } from "./go_schema.js";
+import { type GoSchema, type GoType, goSchema } from "./go_schema.js";
 import { Repeated } from "./json.js";
 import { parseYamlOrJson } from "./parse.js";
 import { decodeTyped, GoDecodeError, marshal } from "./typed.js";
@@ -131,9 +131,14 @@ function toStaticPod(item: JsonObject, origin: StaticPodOrigin, minor: KubeletMi
 }
 
 /** The typed decode of the whole document; Go's error text on failure. */
-function decodeInto(origin: StaticPodOrigin, type: GoType, value: JsonObject): JsonObject {
+function decodeInto(
+  origin: StaticPodOrigin,
+  schema: GoSchema,
+  type: GoType,
+  value: JsonObject,
+): JsonObject {
   try {
-    return decodeTyped(type, value);
+    return decodeTyped(schema, type, value);
   } catch (err) {
     if (err instanceof GoDecodeError) throw decodeError(origin, err.message);
     throw err;
@@ -150,7 +155,11 @@ export function tryDecodeSinglePod(data: Uint8Array, origin: StaticPodOrigin): P
     const { value, kind, minor } = parse(data, origin, "pod");
     if (kind !== "Pod")
       throw decodeError(origin, `kind must be "Pod", got ${JSON.stringify(kind)}`);
-    return toStaticPod(decodeInto(origin, goSchema(minor).pod, value), origin, minor);
+    return toStaticPod(
+      decodeInto(origin, goSchema(minor), goSchema(minor).pod, value),
+      origin,
+      minor,
+    );
   });
 }
 
@@ -163,14 +172,15 @@ export function tryDecodePodList(data: Uint8Array, origin: StaticPodOrigin): Pod
   return decoding(origin, () => {
     const { value, kind, minor } = parse(data, origin, "single or multiple pods");
     const schema = goSchema(minor);
-    if (kind === "Pod") return [toStaticPod(decodeInto(origin, schema.pod, value), origin, minor)];
+    if (kind === "Pod")
+      return [toStaticPod(decodeInto(origin, schema, schema.pod, value), origin, minor)];
     if (kind !== "PodList")
       throw decodeError(origin, `kind must be "Pod" or "PodList", got ${JSON.stringify(kind)}`);
     // Before any item is decoded or defaulted: a 10 MiB list of 120,000 tiny pods took 1 GB.
     const raw = last(value.items);
     if (Array.isArray(raw) && raw.length > PodBounds.maxAll)
       throw decodeError(origin, `items: ${podBoundProblem([], raw.length)}`);
-    const list = decodeInto(origin, schema.podList, value);
+    const list = decodeInto(origin, schema, schema.podList, value);
     const items = (list.items ?? []) as JsonObject[];
     return items.map((item) => toStaticPod(item, origin, minor));
   });

@@ -1,6 +1,6 @@
 // v1.Pod and v1.PodList as Go's encoding/json sees them, per claimed kubelet minor: generated
 // from k8s.io/api by oracle/schema (npm run schema), committed as schema/v<minor>.json.
-import type { KubeletMinor } from "../../core/version.js";
+import { atLeast, type KubeletMinor } from "../../core/version.js";
 import v1_32 from "./schema/v1.32.json" with { type: "json" };
 import v1_33 from "./schema/v1.33.json" with { type: "json" };
 import v1_34 from "./schema/v1.34.json" with { type: "json" };
@@ -22,6 +22,8 @@ export type GoKind =
 
 export interface GoField {
   readonly json: string;
+  /** The Go names of the embedded structs the field is reached through (error paths). */
+  readonly embedded: readonly string[];
   readonly type: GoType;
   readonly omitEmpty: boolean;
   readonly omitZero: boolean;
@@ -48,6 +50,11 @@ interface SchemaData {
 export interface GoSchema {
   readonly pod: GoType;
   readonly podList: GoType;
+  /**
+   * From 1.35 the kubelet's sigs.k8s.io/json (v0.0.0-20250730193827) names the embedded
+   * structs in an error's field path ("livenessProbe.ProbeHandler.tcpSocket.port").
+   */
+  readonly embeddedInErrors: boolean;
 }
 
 /** The custom (json.Unmarshaler) types the typed decoder implements. */
@@ -58,7 +65,7 @@ export const customTypes = [
   "v1.FieldsV1",
 ] as const;
 
-function link(data: SchemaData): GoSchema {
+function link(data: SchemaData, embeddedInErrors: boolean): GoSchema {
   const types = new Map<string, GoType>();
   for (const t of data.types) {
     if (t.kind === "custom" && !(customTypes as readonly string[]).includes(t.name))
@@ -78,9 +85,10 @@ function link(data: SchemaData): GoSchema {
     const linked = get(t.name);
     if (t.elem) linked.elem = get(t.elem);
     if (t.fields) {
-      const fields = t.fields.map(([json, type, options]) => {
+      const fields = t.fields.map(([json, type, options, embedded]) => {
         const field = {
           json: json as string,
+          embedded: embedded === undefined ? [] : (embedded as string).split("."),
           type: get(type as string),
           omitEmpty: ((options as number) & 1) !== 0,
           omitZero: ((options as number) & 2) !== 0,
@@ -95,7 +103,7 @@ function link(data: SchemaData): GoSchema {
       linked.byName = new Map(fields.map((f) => [f.json, f]));
     }
   }
-  return { pod: get("v1.Pod"), podList: get("v1.PodList") };
+  return { pod: get("v1.Pod"), podList: get("v1.PodList"), embeddedInErrors };
 }
 
 const data: Record<KubeletMinor, SchemaData> = {
@@ -112,7 +120,7 @@ const linked = new Map<KubeletMinor, GoSchema>();
 export function goSchema(minor: KubeletMinor): GoSchema {
   let schema = linked.get(minor);
   if (!schema) {
-    schema = link(data[minor]);
+    schema = link(data[minor], atLeast(minor, "1.35"));
     linked.set(minor, schema);
   }
   return schema;

@@ -9,7 +9,7 @@
 // its JSON value. The API defaults work on that tree (api_defaults.ts); marshal() then gives
 // the wire form the kubelet would print.
 import type { JsonObject } from "../json_object.js";
-import type { GoField, GoType } from "./go_schema.js";
+import type { GoField, GoSchema, GoType } from "./go_schema.js";
 import { JsonNumber, Repeated, setData } from "./json.js";
 import { goSpace } from "./parse.js";
 import { Quantity, QuantityError } from "./quantity.js";
@@ -51,21 +51,40 @@ function jsonKind(v: unknown): string {
   return "object";
 }
 
+/**
+ * An UnmarshalTypeError raised inside a json.Unmarshaler (IntOrString's and Time's own
+ * json.Unmarshal): sigs.k8s.io/json aliases the standard library's type, so the decoder adds
+ * its context to it too, and it ends the decoding.
+ */
+class TypeMismatch extends Error {
+  constructor(
+    readonly value: string,
+    readonly typeName: string,
+  ) {
+    super(`json: cannot unmarshal ${value} into Go value of type ${typeName}`);
+  }
+}
+
 class Decoder {
   private saved: GoDecodeError | null = null;
   private readonly fieldStack: string[] = [];
   private struct = "";
 
-  /** d.saveError with addErrorContext: the first type error wins, decoding goes on. */
-  private typeError(value: string, type: GoType): void {
-    if (this.saved) return;
+  /** `embeddedInErrors`: the fork of encoding/json names embedded structs in error paths. */
+  constructor(private readonly embeddedInErrors: boolean) {}
+
+  /** UnmarshalTypeError's text with addErrorContext's struct and field path. */
+  private mismatch(value: string, typeName: string): GoDecodeError {
     const into =
       this.struct !== "" || this.fieldStack.length > 0
         ? `Go struct field ${this.struct}.${this.fieldStack.join(".")}`
         : "Go value";
-    this.saved = new GoDecodeError(
-      `json: cannot unmarshal ${value} into ${into} of type ${type.name}`,
-    );
+    return new GoDecodeError(`json: cannot unmarshal ${value} into ${into} of type ${typeName}`);
+  }
+
+  /** d.saveError with addErrorContext: the first type error wins, decoding goes on. */
+  private typeError(value: string, type: GoType): void {
+    this.saved ??= this.mismatch(value, type.name);
   }
 
   decodeDocument(type: GoType, value: unknown): unknown {
@@ -129,10 +148,12 @@ class Decoder {
       const field = byName.get(key);
       if (!field) continue; // unknown fields are dropped
       const outer = this.struct;
+      const depth = this.fieldStack.length;
+      if (this.embeddedInErrors) this.fieldStack.push(...field.embedded);
       this.fieldStack.push(field.json);
       this.struct = type.structName;
       const decoded = this.decode(field.type, value[key], object[key]);
-      this.fieldStack.pop();
+      this.fieldStack.length = depth;
       this.struct = outer;
       if (decoded === undefined) delete object[key];
       else setData(object, key, decoded);
@@ -173,15 +194,20 @@ class Decoder {
 
   /** The json.Unmarshaler types: their errors end the decoding at once (not saved). */
   private custom(type: GoType, value: unknown, current: unknown): unknown {
-    switch (type.name) {
-      case "resource.Quantity":
-        return decodeQuantity(value);
-      case "intstr.IntOrString":
-        return decodeIntOrString(value, current);
-      case "v1.Time":
-        return decodeTime(value);
-      default: // v1.FieldsV1: the raw JSON, null leaves it unchanged
-        return value === null ? current : plain(value);
+    try {
+      switch (type.name) {
+        case "resource.Quantity":
+          return decodeQuantity(value);
+        case "intstr.IntOrString":
+          return decodeIntOrString(value, current);
+        case "v1.Time":
+          return decodeTime(value);
+        default: // v1.FieldsV1: the raw JSON, null leaves it unchanged
+          return value === null ? current : plain(value);
+      }
+    } catch (err) {
+      if (err instanceof TypeMismatch) throw this.mismatch(err.value, err.typeName);
+      throw err;
     }
   }
 }
@@ -234,9 +260,9 @@ function decodeIntOrString(value: unknown, current: unknown): number | string {
       const n = BigInt(text);
       if (n >= -(1n << 31n) && n < 1n << 31n) return Number(n);
     }
-    throw new GoDecodeError(`json: cannot unmarshal number ${text} into Go value of type int32`);
+    throw new TypeMismatch(`number ${text}`, "int32");
   }
-  throw new GoDecodeError(`json: cannot unmarshal ${jsonKind(value)} into Go value of type int32`);
+  throw new TypeMismatch(jsonKind(value), "int32");
 }
 
 const rfc3339 =
@@ -249,10 +275,7 @@ const rfc3339 =
  */
 function decodeTime(value: unknown): string | undefined {
   if (value === null) return undefined;
-  if (typeof value !== "string")
-    throw new GoDecodeError(
-      `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`,
-    );
+  if (typeof value !== "string") throw new TypeMismatch(jsonKind(value), "string");
   const m = rfc3339.exec(value);
   const n = (i: number) => Number(m?.[i] ?? 0);
   const daysIn = (y: number, mo: number) => new Date(Date.UTC(y, mo, 0)).getUTCDate();
@@ -305,8 +328,8 @@ function zeroOf(type: GoType): unknown {
  * Decodes a parsed document (parse.ts in `preserve` mode) into `type` as the kubelet's decoder
  * does. Throws GoDecodeError with Go's text for a value of the wrong type or out of range.
  */
-export function decodeTyped(type: GoType, value: unknown): JsonObject {
-  return new Decoder().decodeDocument(type, value) as JsonObject;
+export function decodeTyped(schema: GoSchema, type: GoType, value: unknown): JsonObject {
+  return new Decoder(schema.embeddedInErrors).decodeDocument(type, value) as JsonObject;
 }
 
 /** encoding/json's isEmptyValue, on the sparse tree (structs are never empty). */
