@@ -54,7 +54,13 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   // Orphaned mirror pods need the api source's pods and a static source to compare with.
   const mirrorPods = config.apiserver ? new MirrorPodView(clock) : undefined;
   const crossCheck = config.kubelet ? new KubeletCrossCheck(mirrorPods) : undefined;
+  const { minor, assumed } = config.kubeletVersion;
+  if (assumed)
+    logger.info(
+      `no --kubelet.version: assuming the node's kubelet is ${minor}, the newest supported; decoding, defaults, validation and the merge follow it`,
+    );
   const core = createObservedCore({
+    version: minor,
     clock,
     logger,
     tracer: deps.tracer,
@@ -105,6 +111,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       readiness: core.readiness(),
       health: health(),
       nodeName: config.nodeName,
+      kubeletVersion: config.kubeletVersion,
       startTime: core.startTime,
       now: clock.now(),
       kubelet: crossCheck?.status(core.readiness()),

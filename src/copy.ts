@@ -56,6 +56,7 @@ function createSources(config: ExporterConfig, podConfig: PodConfig, deps: CopyD
       new FileSource({
         channel: channel(FileSourceName),
         nodeName,
+        kubeletMinor: config.kubeletVersion.minor,
         logger,
         clock,
         path: config.podManifestPath,
@@ -69,6 +70,7 @@ function createSources(config: ExporterConfig, podConfig: PodConfig, deps: CopyD
       new HTTPSource({
         channel: channel(HTTPSourceName),
         nodeName,
+        kubeletMinor: config.kubeletVersion.minor,
         logger,
         clock,
         url,

@@ -4,6 +4,7 @@
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { silentLogger } from "../core/deps.js";
+import { type KubeletMinor, NewestKubeletMinor, parseKubeletMinor } from "../core/version.js";
 import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
 import { telemetryPathProblem } from "../server/telemetry_path.js";
 import { WebConfigError } from "../server/web_config.js";
@@ -38,8 +39,21 @@ export interface ApiserverConfig {
   origin: string;
 }
 
+/** --kubelet.version: one of the claimed minors, else the newest, assumed. */
+function kubeletVersion(flags: Flags): ExporterConfig["kubeletVersion"] {
+  const text = nonEmpty(flags, "kubelet.version");
+  if (text === undefined) return { minor: NewestKubeletMinor, assumed: true };
+  try {
+    return { minor: parseKubeletMinor(text), assumed: false };
+  } catch (err) {
+    throw flags.error("kubelet.version", err instanceof Error ? err.message : String(err));
+  }
+}
+
 export interface ExporterConfig {
   nodeName: string;
+  /** --kubelet.version's minor; `assumed` when not given (the newest). */
+  kubeletVersion: { minor: KubeletMinor; assumed: boolean };
   podManifestPath: string | undefined;
   fileCheckFrequencyMs: number;
   manifestURL: string | undefined;
@@ -214,6 +228,7 @@ export async function resolveConfig(
 
   const config: ExporterConfig = {
     nodeName: nodeName(flags, host),
+    kubeletVersion: kubeletVersion(flags),
     podManifestPath: nonEmpty(flags, "pod-manifest-path") ?? kubelet.staticPodPath,
     fileCheckFrequencyMs: frequency(
       "file-check-frequency",
@@ -308,7 +323,11 @@ function kubeletCrossCheck(flags: Flags, demo: boolean): KubeletCrossCheckConfig
     // Settings of a cross-check that is off: a forgotten --kubelet.url, never silently ignored.
     const set = flagSpecs.find(
       (spec) =>
-        spec.name.startsWith("kubelet.") && spec.name !== "kubelet.url" && flags.isSet(spec.name),
+        spec.name.startsWith("kubelet.") &&
+        spec.name !== "kubelet.url" &&
+        // The node's version matters to the copy whether or not the cross-check runs.
+        spec.name !== "kubelet.version" &&
+        flags.isSet(spec.name),
     );
     if (set)
       throw flags.error(set.name, "has no effect without --kubelet.url (the cross-check is off)");

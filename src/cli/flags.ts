@@ -64,6 +64,13 @@ export const flagSpecs: readonly FlagSpec[] = [
     help: "The node whose pods are watched and whose name static pods get as a suffix.",
   },
   {
+    name: "kubelet.version",
+    kind: "string",
+    default: "the newest supported, 1.37",
+    metavar: "VERSION",
+    help: "The node's kubelet version (1.32 to 1.37, e.g. v1.33.4 or 1.33): static pod decoding, defaults, validation and the merge follow it. Without it the newest is assumed, and the status page and the log say so.",
+  },
+  {
     name: "file-check-frequency",
     kind: "duration",
     default: "20s",

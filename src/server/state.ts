@@ -42,6 +42,8 @@ export interface SourceStatus {
 
 export interface SourcesStatus {
   nodeName: string;
+  /** The kubelet minor the copy follows; `assumed` when not told (the newest). */
+  kubeletVersion: { minor: string; assumed: boolean };
   ready: boolean;
   /** Sources not ready yet, in registration order. */
   missing: string[];
@@ -63,6 +65,7 @@ export interface StatusInput {
   readiness: Readiness;
   health: readonly SourceHealth[];
   nodeName: string;
+  kubeletVersion: { minor: string; assumed: boolean };
   /** Start of the readiness clock, ms since the epoch. */
   startTime: number;
   now: number;
@@ -109,6 +112,7 @@ export function sourcesStatus(input: StatusInput): SourcesStatus {
   });
   return {
     nodeName: input.nodeName,
+    kubeletVersion: input.kubeletVersion,
     ready: readiness.allReady,
     missing: sources.filter((source) => !source.ready).map((source) => source.source),
     startTime: new Date(startTime).toISOString(),

@@ -55,6 +55,20 @@ describe("resolveConfig", () => {
     assert.equal(c.demo, undefined);
   });
 
+  test("--kubelet.version: a claimed minor, else the newest, assumed", async () => {
+    const path = "--pod-manifest-path=/etc/kubernetes/manifests";
+    assert.deepEqual((await config([path])).kubeletVersion, { minor: "1.37", assumed: true });
+    for (const version of ["v1.33.4", "1.33", "1.33.13-gke.1"])
+      assert.deepEqual((await config([path, `--kubelet.version=${version}`])).kubeletVersion, {
+        minor: "1.33",
+        assumed: false,
+      });
+    assert.match(
+      await usageError([path, "--kubelet.version=1.31.2"]),
+      /^--kubelet\.version: kubelet version "1\.31\.2": supported are 1\.32, 1\.33, 1\.34, 1\.35, 1\.36, 1\.37$/,
+    );
+  });
+
   test("--flag=value and --flag value are the same; durations in the kubelet's syntax", async () => {
     const joined = await config([
       "--pod-manifest-path=/etc/kubernetes/manifests",

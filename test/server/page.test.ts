@@ -62,6 +62,7 @@ describe("sourcesStatus", () => {
     ]),
     health: [file, http],
     nodeName: "cp-1",
+    kubeletVersion: { minor: "1.37", assumed: true },
     startTime: start,
     now: start + 61_500,
   });
@@ -108,6 +109,7 @@ describe("sourcesStatus", () => {
     assert.match(html, /<tr data-source="file" data-ready="true">/);
     assert.match(html, /<tr data-source="http" data-ready="false">/);
     assert.match(html, /2 failures in all/);
+    assert.match(html, /Kubelet version followed.*1\.37 <small>\(assumed: no --kubelet\.version/);
     assert.match(html, /<a href="metrics">Metrics<\/a>/);
   });
 
@@ -118,6 +120,7 @@ describe("sourcesStatus", () => {
         start + 9,
       ),
       health: [],
+      kubeletVersion: { minor: "1.33", assumed: false },
       nodeName: "cp-1",
       startTime: start,
       now: start + 1000,

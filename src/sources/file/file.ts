@@ -5,6 +5,7 @@
 // every fileCheckFrequency, and each watch event on its own (consumeWatchEvent: the one file is
 // read and the store pushes its whole content as a SET, or a deleted file's pod is removed).
 // The watch itself (watch.ts) retries every second.
+
 import type { Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
