@@ -17,6 +17,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/capabilities"
 )
 
 // defaultNodeName is the node name used when a request names none.
@@ -57,6 +58,9 @@ func Main(adapter Adapter) {
 		fmt.Fprintln(os.Stderr, "oracle: --feature-gates:", err)
 		os.Exit(2)
 	}
+	// RunKubelet (cmd/kubelet/app/server.go, 1.32-1.37) allows privileged containers before any
+	// source runs; without it validation sees the package default and refuses privileged: true.
+	capabilities.Initialize(capabilities.Capabilities{AllowPrivileged: true})
 	if api {
 		if err := o.runAPI(*kubeconfig, *nodeName); err != nil {
 			fmt.Fprintln(os.Stderr, "oracle api:", err)

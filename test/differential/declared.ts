@@ -26,10 +26,6 @@ const probesAndHooks = String.raw`(?:livenessProbe|readinessProbe|startupProbe|l
 
 export const declaredDivergences: readonly Declared[] = [
   {
-    id: "oracle-privileged-not-allowed",
-    matches: refusedByTheKubelet(new RegExp(`^${allContainers}securityContext\\.privileged$`)),
-  },
-  {
     id: "unported-1.37-validation",
     versions: ["1.37"],
     matches: refusedByTheKubelet(

@@ -38,3 +38,15 @@ export const refusedBodies: readonly { name: string; text: string }[] = [
     text: pod("leading-space-image", "    image: ' nginx:1.27'\n"),
   },
 ];
+
+// Manifests the kubelet accepts where an oracle once refused them: the oracle must run the
+// kubelet's start-up (capabilities.Initialize with AllowPrivileged, as RunKubelet does).
+export const acceptedBodies: readonly { name: string; text: string }[] = [
+  {
+    name: "a privileged container",
+    text: pod(
+      "privileged",
+      "    image: nginx:1.27\n    securityContext:\n      privileged: true\n",
+    ),
+  },
+];

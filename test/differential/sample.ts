@@ -14,7 +14,7 @@ import { loadPodSchema } from "../support/pod_schema.js";
 import { report, runCampaign, undeclared } from "./campaign.js";
 import { type CaseContext, fileBatchDifferences, urlDifferences } from "./cases.js";
 import { ManifestServer } from "./ours.js";
-import { refusedBodies } from "./regressions.js";
+import { acceptedBodies, refusedBodies } from "./regressions.js";
 import { kubeletPollURL } from "./theirs.js";
 
 /** The sample's size: a few thousand cases per minor. */
@@ -50,6 +50,16 @@ export function differentialSample(minor: KubeletMinor): void {
         const kubelet = await kubeletPollURL(ctx.request, bytes);
         assert.notEqual(kubelet.error, null, "the kubelet refuses it");
         assert.deepEqual(kubelet.sent, []);
+        assert.deepEqual(await fileBatchDifferences(ctx, [bytes]), []);
+        assert.deepEqual(await urlDifferences(ctx, bytes), []);
+      });
+
+    for (const { name, text } of acceptedBodies)
+      test(`accepted as the kubelet accepts it, as a file and as the URL's body: ${name}`, async () => {
+        const bytes = Buffer.from(text);
+        const kubelet = await kubeletPollURL(ctx.request, bytes);
+        assert.equal(kubelet.error, null, "the kubelet accepts it");
+        assert.equal(kubelet.sent.length, 1);
         assert.deepEqual(await fileBatchDifferences(ctx, [bytes]), []);
         assert.deepEqual(await urlDifferences(ctx, bytes), []);
       });
