@@ -134,26 +134,27 @@ describe("map keys are data", () => {
       location: "/etc/kubernetes/manifests/p.yaml",
       nodeName: "n",
     };
-    // "__proto__" is no valid label key (the kubelet's validation refuses it): it goes where no
-    // rule looks, a resource name, which the defaults also copy from limits to requests.
+    // "__proto__" is no valid label key, resource name or annotation key (the kubelet's
+    // validation refuses it): it goes where no rule reads the keys, a flexVolume's options.
     const yaml = `apiVersion: v1
 kind: Pod
 metadata:
   name: p
   labels: {constructor: "y", toString: "z"}
 spec:
-  containers: [{name: c, image: i, resources: {limits: {__proto__: "1", constructor: "2"}}}]
+  containers: [{name: c, image: i}]
+  volumes: [{name: v, flexVolume: {driver: d, options: {__proto__: "1", constructor: "2"}}}]
 `;
     const json = JSON.stringify({
       apiVersion: "v1",
       kind: "Pod",
       metadata: { name: "p", labels: { constructor: "y", toString: "z" } },
       spec: {
-        containers: [
+        containers: [{ name: "c", image: "i" }],
+        volumes: [
           {
-            name: "c",
-            image: "i",
-            resources: { limits: JSON.parse('{"__proto__":"1","constructor":"2"}') },
+            name: "v",
+            flexVolume: { driver: "d", options: JSON.parse('{"__proto__":"1","constructor":"2"}') },
           },
         ],
       },
@@ -164,13 +165,11 @@ spec:
         ["constructor", "y"],
         ["toString", "z"],
       ]);
-      const containers = (pod.spec?.containers ?? []) as { resources: Record<string, object> }[];
-      const resources = containers[0]?.resources ?? {};
-      for (const list of [resources.limits, resources.requests])
-        assert.deepStrictEqual(Object.entries(list ?? {}), [
-          ["__proto__", "1"],
-          ["constructor", "2"],
-        ]);
+      const volumes = (pod.spec?.volumes ?? []) as { flexVolume?: { options?: object } }[];
+      assert.deepStrictEqual(Object.entries(volumes[0]?.flexVolume?.options ?? {}), [
+        ["__proto__", "1"],
+        ["constructor", "2"],
+      ]);
     }
   });
 });
