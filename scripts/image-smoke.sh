@@ -166,6 +166,12 @@ mkdir -p "$node_root/etc/kubernetes/manifests" "$node_root/var/lib/kubelet"
 install -m 0600 -o 0 -g 0 examples/manifests/*.yaml "$node_root/etc/kubernetes/manifests/"
 printf '%s\n' 'apiVersion: kubelet.config.k8s.io/v1beta1' 'kind: KubeletConfiguration' \
   'staticPodPath: /etc/kubernetes/manifests' >"$node_root/var/lib/kubelet/config.yaml"
+# The kubelet's own self-signed serving certificate, as a default kubeadm node has it: the
+# kubeadm overlay mounts it as the cross-check's trust anchor (kubelet-tls-kubeadm component).
+mkdir -p "$node_root/var/lib/kubelet/pki"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout /dev/null -days 1 -subj "/CN=smoke-node@1" \
+  -addext "subjectAltName=DNS:smoke-node" -out "$node_root/var/lib/kubelet/pki/kubelet.crt" 2>/dev/null
+chmod 0644 "$node_root/var/lib/kubelet/pki/kubelet.crt"
 static_pods=$(find examples/manifests -name '*.yaml' | wc -l)
 volume_args=()
 for m in "${mounts[@]}"; do
