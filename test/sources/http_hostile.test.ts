@@ -259,8 +259,11 @@ describe("a manifest URL's query through the exporter", () => {
     );
     t.after(() => exporter.stop());
     const api = await eventually(async () => {
+      // Wait for the failed poll itself: a bare "503" also occurs in the timestamps' digits.
       const body = await (await fetch(`${exporter.url}/api/v1/sources`)).text();
-      return body.includes("503") ? body : undefined;
+      const sources = (JSON.parse(body) as { sources: { lastError: { message: string } | null }[] })
+        .sources;
+      return sources[0]?.lastError?.message.includes("503") ? body : undefined;
     }, "the failed poll in /api/v1/sources");
     const page = await (await fetch(`${exporter.url}/`)).text();
     const readyz = await (await fetch(`${exporter.url}/readyz`)).text();
