@@ -43,9 +43,10 @@ function go(args: string[], cwd: string): string {
   const result = spawnSync("nice", ["-n", "10", "go", ...args], {
     cwd,
     encoding: "utf8",
-    // Static like upstream's kube-apiserver; the kubelet too (upstream links it with cgo), so
-    // every package is compiled once for all three binaries and the build cache is shared.
-    env: { ...process.env, CGO_ENABLED: "0" },
+    // Go's default cgo setting, as the oracle modules are built: packages compiled for the
+    // oracle of the same release (k8s.io/kubernetes, client-go, apimachinery) are then reused from
+    // the build cache instead of compiled a second time with CGO_ENABLED=0, which changes every
+    // package's build ID. Upstream links the kubelet with cgo too.
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 64 * 1024 * 1024,
   });
