@@ -1,7 +1,7 @@
 // `npm run bench:series`: series per node (samples in one scrape of /metrics) of a real exporter
 // with 1, 2 and 3 sources (file; + http; + api against the fake API server), each once every
 // source is ready, for the default flags, --web.disable-exporter-metrics, and the minimal
-// readiness-only exposition. Prints a markdown table for the README.
+// readiness-only exposition. Prints a markdown table for docs/benchmarks.md.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 // npm run oracle:table: asks every claimed minor's oracle that is built (npm run oracle:build)
 // what differs between kubelet versions (test/differential/probes.ts) and writes the table into
-// README.md between its markers, one column per minor; a minor whose oracle is not built is
+// docs/fidelity.md between its markers, one column per minor; a minor whose oracle is not built is
 // left out and named. test/differential/version_table.test.ts checks the columns of the
 // oracles CI builds against it.
 import { spawnSync } from "node:child_process";
@@ -12,8 +12,8 @@ import { KubeletMinors } from "../../src/core/version.js";
 import { versionFacts, versionTable } from "../../test/differential/probes.js";
 import {
   probeWriter,
-  readmePath,
-  readReadme,
+  readTableDoc,
+  tableDocPath,
   withTable,
 } from "../../test/differential/version_file.js";
 import { Oracle } from "../../test/support/oracle.js";
@@ -39,7 +39,7 @@ for (const minor of built) {
     await rm(dir, { recursive: true, force: true });
   }
 }
-await writeFile(readmePath, withTable(await readReadme(), versionTable(facts)));
+await writeFile(tableDocPath, withTable(await readTableDoc(), versionTable(facts)));
 // As the repository's formatter writes Markdown tables, so that lint and the drift test agree.
-spawnSync("npx", ["biome", "format", "--write", readmePath], { stdio: "inherit" });
+spawnSync("npx", ["biome", "format", "--write", tableDocPath], { stdio: "inherit" });
 console.log(versionTable(facts));
