@@ -55,7 +55,7 @@ interface Run {
 }
 
 async function startExporter(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const child = spawn(process.execPath, [main, ...args], {
+  const child = spawn(process.execPath, [main, "--log.format=json", ...args], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { PATH: process.env.PATH, ...env },
   });

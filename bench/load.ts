@@ -49,6 +49,7 @@ async function startExporter(flags: string[]): Promise<{ child: ChildProcess; ur
       "src/main.ts",
       "--pod-manifest-path=examples/manifests",
       "--web.listen-address=127.0.0.1:0",
+      "--log.format=json",
       ...flags,
     ],
     { cwd: root, stdio: ["ignore", "ignore", "pipe"] },

@@ -237,7 +237,7 @@ run_as() {
     docker logs "$name" >&2
     fail "uid $uid: exit status $code after SIGTERM"
   }
-  docker logs "$name" 2>&1 | grep -q '"msg":"Stopped"' || fail "uid $uid: no clean stop in the log"
+  docker logs "$name" 2>&1 | grep -q '^time=.* level=info msg=Stopped$' || fail "uid $uid: no clean stop in the log"
   log "uid $uid: /healthz 200, /readyz 200, revision in podconfig_build_info, HEALTHCHECK healthy," \
     "SIGTERM -> exit 0 in $((SECONDS - started)) s"
   docker rm "$name" >/dev/null

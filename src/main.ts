@@ -3,7 +3,7 @@
 // SIGTERM or SIGINT it stops the sources, flushes spans and closes the server, exiting 0
 // (or 1 if that has not finished within 5 s). SIGHUP is logged and ignored.
 import { startExporter } from "./app.js";
-import { buildInfo } from "./cli/build_info.js";
+import { buildInfo, versionText } from "./cli/build_info.js";
 import { type CliCommand, resolveConfig } from "./cli/config.js";
 import { describeConfig } from "./cli/describe.js";
 import { UsageError } from "./cli/flags.js";
@@ -29,9 +29,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command.kind === "version") {
-    process.stdout.write(
-      `podconfig-exporter ${build.version} (revision ${build.revision}, node ${process.version})\n`,
-    );
+    process.stdout.write(versionText(build, process));
     return;
   }
   const { config } = command;

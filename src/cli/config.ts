@@ -265,7 +265,7 @@ export async function resolveConfig(
     },
     log: {
       level: flags.enum<LogLevel>("log.level", "info"),
-      format: flags.enum<LogFormat>("log.format", "json"),
+      format: flags.enum<LogFormat>("log.format", "logfmt"),
     },
     collectors: {
       enabled: new Set(

@@ -208,8 +208,8 @@ export const flagSpecs: readonly FlagSpec[] = [
   {
     name: "log.format",
     kind: "enum",
-    default: "json",
-    values: ["json", "logfmt"],
+    default: "logfmt",
+    values: ["logfmt", "json"],
     help: "Output format of log messages.",
   },
   {

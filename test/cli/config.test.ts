@@ -51,7 +51,7 @@ describe("resolveConfig", () => {
       disableExporterMetrics: false,
       enableExemplars: false,
     });
-    assert.deepEqual(c.log, { level: "info", format: "json" });
+    assert.deepEqual(c.log, { level: "info", format: "logfmt" });
     assert.equal(c.demo, undefined);
   });
 
@@ -121,7 +121,7 @@ describe("resolveConfig", () => {
     const env = {
       PODCONFIG_POD_MANIFEST_PATH: "/from/env",
       PODCONFIG_SYNC_LOOP_HOUSEKEEPING_PERIOD: "5s",
-      PODCONFIG_LOG_FORMAT: "logfmt",
+      PODCONFIG_LOG_FORMAT: "json",
       PODCONFIG_WEB_ENABLE_EXEMPLARS: "true",
       PODCONFIG_MANIFEST_URL: "http://127.0.0.1:1/pods",
       PODCONFIG_MANIFEST_URL_HEADER: "A:1,B:2",
@@ -129,12 +129,12 @@ describe("resolveConfig", () => {
     const fromEnv = await config([], env);
     assert.equal(fromEnv.podManifestPath, "/from/env");
     assert.equal(fromEnv.housekeepingIntervalMs, 5000);
-    assert.equal(fromEnv.log.format, "logfmt");
+    assert.equal(fromEnv.log.format, "json");
     assert.equal(fromEnv.web.enableExemplars, true);
     assert.deepEqual([...fromEnv.manifestURLHeaders.keys()], ["A", "B"]);
-    const flagWins = await config(["--pod-manifest-path=/from/flag", "--log.format=json"], env);
+    const flagWins = await config(["--pod-manifest-path=/from/flag", "--log.format=logfmt"], env);
     assert.equal(flagWins.podManifestPath, "/from/flag");
-    assert.equal(flagWins.log.format, "json");
+    assert.equal(flagWins.log.format, "logfmt");
   });
 
   test("bad values: one line naming the flag (and the variable, when it came from there)", async () => {

@@ -27,12 +27,18 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 type Started = ChildProcess & { output: { stdout: string; stderr: string } };
 
+/** Logs as JSON, which these tests parse, unless the arguments choose a format. */
 function start(args: string[], env = cleanEnv(), nodeArgs: string[] = []): Started {
-  const child = spawn(process.execPath, ["--import", "tsx", ...nodeArgs, "src/main.ts", ...args], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const format = args.some((a) => a.startsWith("--log.format")) ? [] : ["--log.format=json"];
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", ...nodeArgs, "src/main.ts", ...format, ...args],
+    {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const output = { stdout: "", stderr: "" };
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     output.stdout += chunk;
