@@ -12,3 +12,13 @@ export interface DecodeRequest {
 
 /** The decoded pods, or the detail of the decode error (the location is added by the caller). */
 export type DecodeReply = { id: number; pods: Pod[] } | { id: number; error: string };
+
+/**
+ * The thread's first message, once its code is loaded: the decoder sends nothing before it, so
+ * the thread's start (seconds under tsx on a busy machine) never counts against a deadline.
+ * `schedstat` is the thread's own file there (thread_cpu.ts), if it has one.
+ */
+export interface ThreadReady {
+  ready: true;
+  schedstat?: string;
+}

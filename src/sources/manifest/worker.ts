@@ -4,7 +4,8 @@ import { parentPort } from "node:worker_threads";
 import { errorMessage } from "../error_message.js";
 import { tryDecodePodList, tryDecodeSinglePod } from "./decode.js";
 import { ManifestError } from "./error.js";
-import type { DecodeReply, DecodeRequest } from "./protocol.js";
+import type { DecodeReply, DecodeRequest, ThreadReady } from "./protocol.js";
+import { ownThreadSchedstat } from "./thread_cpu.js";
 
 function decode(request: DecodeRequest): DecodeReply {
   const { id, kind, data, origin } = request;
@@ -23,3 +24,7 @@ function decode(request: DecodeRequest): DecodeReply {
 parentPort?.on("message", (request: DecodeRequest) => {
   parentPort?.postMessage(decode(request));
 });
+
+// Every import above is loaded: the thread is ready to decode.
+const ready: ThreadReady = { ready: true, schedstat: ownThreadSchedstat() };
+parentPort?.postMessage(ready);
