@@ -45,6 +45,11 @@ export const testTools: readonly TestTool[] = [
     debianPackage: "openssl",
     neededBy: "the TLS tests (certificates made at test time)",
   },
+  {
+    command: "stress-ng",
+    debianPackage: "stress-ng",
+    neededBy: "npm run test:busy (the suite while two CPU workers load the machine)",
+  },
 ];
 
 /** Where a command resolves on a PATH, as a shell would find it; undefined when nowhere. */

@@ -47,7 +47,14 @@ describe("planProvisioning", () => {
   test("root with apt installs each Debian package once, after apt-get update", () => {
     assert.deepEqual(planProvisioning(all, { isRoot: true, hasApt: true }), {
       kind: "install",
-      packages: ["prometheus", "prometheus-alertmanager", "chromium", "jsonnet", "openssl"],
+      packages: [
+        "prometheus",
+        "prometheus-alertmanager",
+        "chromium",
+        "jsonnet",
+        "openssl",
+        "stress-ng",
+      ],
       commands: [
         ["apt-get", "update", "-qq"],
         [
@@ -60,6 +67,7 @@ describe("planProvisioning", () => {
           "chromium",
           "jsonnet",
           "openssl",
+          "stress-ng",
         ],
       ],
     });
@@ -95,7 +103,7 @@ describe("provision-test-tools script", () => {
     const sudo = isRoot ? "" : "sudo ";
     assert.ok(
       result.stderr.includes(
-        `${sudo}apt-get install -y prometheus prometheus-alertmanager chromium jsonnet openssl`,
+        `${sudo}apt-get install -y prometheus prometheus-alertmanager chromium jsonnet openssl stress-ng`,
       ),
       result.stderr,
     );
