@@ -99,4 +99,10 @@ async function main(): Promise<void> {
   });
 }
 
-await main();
+// Not a top-level await: the single binary's bundle is CommonJS (scripts/bundle.ts).
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `podconfig-exporter: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -6,6 +6,7 @@
 // most per bucket.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { bundledAsset } from "../bundled_asset.js";
 
 /** Threads that check; each runs one check at a time. */
 const Threads = Math.max(1, Math.min(2, availableParallelism() - 1));
@@ -23,14 +24,25 @@ interface Check {
   reject(error: Error): void;
 }
 
-// bcryptjs by its resolved URL in a plain JavaScript worker: nothing to transpile.
-const workerCode = `
+/**
+ * A plain JavaScript worker: nothing to transpile. bcryptjs by its resolved URL, or in a bundled
+ * build (which has no node_modules) from its own bundle, a script that sets `var bcryptjs`.
+ */
+function workerCode(): string {
+  const bundled = bundledAsset("bcryptjs.cjs");
+  const bcrypt =
+    bundled === undefined
+      ? `import(${JSON.stringify(import.meta.resolve("bcryptjs"))}).then((m) => m.default)`
+      : "Promise.resolve(bcryptjs.default ?? bcryptjs)";
+  return `
 const { parentPort } = require("node:worker_threads");
-const bcrypt = import(${JSON.stringify(import.meta.resolve("bcryptjs"))}).then((m) => m.default);
+${bundled ?? ""}
+const bcrypt = ${bcrypt};
 parentPort.on("message", ({ password, hash }) => {
   bcrypt.then((b) => parentPort.postMessage(b.compareSync(password, hash)));
 });
 `;
+}
 
 export class BcryptPool {
   private readonly idle: Worker[] = [];
@@ -76,7 +88,7 @@ export class BcryptPool {
 
   private startWorker(): Worker | undefined {
     if (this.workers.length >= Threads) return undefined;
-    const worker = new Worker(workerCode, {
+    const worker = new Worker(workerCode(), {
       eval: true,
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     });

@@ -10,6 +10,7 @@
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { bundledAsset } from "../../bundled_asset.js";
 import type { Pod } from "../../core/types.js";
 import type { StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
@@ -44,9 +45,12 @@ const workerURL = new URL(underTsx ? "./worker.ts" : "./worker.js", import.meta.
 
 /**
  * The built worker.js, or, when this module runs from source under tsx (tests, `npm start`),
- * worker.ts behind tsx's loader: Node 20 does not carry tsx's loader hooks into a worker.
+ * worker.ts behind tsx's loader: Node 20 does not carry tsx's loader hooks into a worker. In a
+ * bundled build, the worker's own bundle (scripts/bundle.ts).
  */
 function workerEntry(): { entry: string | URL; eval: boolean } {
+  const bundled = bundledAsset("decode_worker.cjs");
+  if (bundled !== undefined) return { entry: bundled, eval: true };
   if (!underTsx) return { entry: workerURL, eval: false };
   const tsx = import.meta.resolve("tsx/esm/api");
   const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerURL.href)}); });`;

@@ -1,0 +1,102 @@
+// The exporter as one CommonJS script, for the image and the single binary: esbuild bundles
+// src/main.ts with its dependencies (the OpenTelemetry SDK included: it is loaded only when
+// tracing is asked for, but a bundle has no node_modules to load it from), and each worker
+// thread's code as a script of its own (src/bundled_asset.ts says why):
+//   podconfig-exporter.cjs   the exporter
+//   decode_worker.cjs        the manifest decoding thread (src/sources/manifest/worker.ts)
+//   bcryptjs.cjs             bcryptjs for the password checking threads, as `var bcryptjs`
+// The build's version, revision, branch and date are baked in (the bundle has no package.json):
+// BUILD_REVISION / BUILD_BRANCH / BUILD_DATE when set (the image and the release set them), else
+// git's HEAD and branch, and SOURCE_DATE_EPOCH or now.
+// Usage: npx tsx scripts/bundle.ts [out-dir]   (default .cache/bundle)
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { build } from "esbuild";
+import { type CommandBuildInfo, promuBuildDate } from "../src/cli/build_info.js";
+import { repoRoot } from "./render_deploy.js";
+
+export const BundleMain = "podconfig-exporter.cjs";
+export const BundleAssets = ["decode_worker.cjs", "bcryptjs.cjs"] as const;
+
+function git(...args: string[]): string | undefined {
+  try {
+    return execFileSync("git", args, { cwd: repoRoot, encoding: "utf8", stdio: "pipe" }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the bundle reports in --version and podconfig_build_info. */
+export function bakedBuild(env: NodeJS.ProcessEnv): CommandBuildInfo {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+    version: string;
+  };
+  const epoch = Number(env.SOURCE_DATE_EPOCH);
+  return {
+    version: manifest.version,
+    revision: env.BUILD_REVISION || git("rev-parse", "HEAD") || "unknown",
+    branch: env.BUILD_BRANCH || git("rev-parse", "--abbrev-ref", "HEAD") || "unknown",
+    buildDate:
+      env.BUILD_DATE ||
+      promuBuildDate(Number.isFinite(epoch) && epoch > 0 ? new Date(epoch * 1000) : new Date()),
+  };
+}
+
+/** Writes the three scripts into outDir; returns the build info baked into them. */
+export async function bundle(outDir: string, env = process.env): Promise<CommandBuildInfo> {
+  mkdirSync(outDir, { recursive: true });
+  const baked = bakedBuild(env);
+  const common = {
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    // Whitespace and syntax only: names stay, so stack traces still name functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: "eof",
+    logLevel: "warning",
+    // esbuild's CommonJS output has no import.meta: import.meta.url becomes the script's own
+    // URL (a path for the image; unused inside the single binary, which reads SEA assets).
+    define: {
+      PODCONFIG_BUNDLE: "true",
+      PODCONFIG_BAKED_BUILD: JSON.stringify(baked),
+      "import.meta.url": "__podconfig_script_url",
+      // Only on paths a bundle never takes (tsx, node_modules): fail loudly if one ever does.
+      "import.meta.resolve": "__podconfig_no_resolve",
+    },
+    banner: {
+      js: [
+        'var __podconfig_script_url = require("node:url").pathToFileURL(__filename).href;',
+        'var __podconfig_no_resolve = (s) => { throw new Error(`import.meta.resolve("${s}") in a bundle`); };',
+      ].join("\n"),
+    },
+  } as const;
+  await build({
+    ...common,
+    format: "cjs",
+    entryPoints: [join(repoRoot, "src", "main.ts")],
+    outfile: join(outDir, BundleMain),
+  });
+  await build({
+    ...common,
+    format: "cjs",
+    entryPoints: [join(repoRoot, "src", "sources", "manifest", "worker.ts")],
+    outfile: join(outDir, "decode_worker.cjs"),
+  });
+  await build({
+    ...common,
+    format: "iife",
+    globalName: "bcryptjs",
+    entryPoints: [createRequire(import.meta.url).resolve("bcryptjs")],
+    outfile: join(outDir, "bcryptjs.cjs"),
+  });
+  return baked;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename ?? "")) {
+  const out = resolve(process.argv[2] ?? join(repoRoot, ".cache", "bundle"));
+  const baked = await bundle(out);
+  process.stdout.write(`bundled ${out} (${JSON.stringify(baked)})\n`);
+}

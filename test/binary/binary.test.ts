@@ -1,0 +1,129 @@
+// The single binary (npm run build:binary, amd64): built for real from the bundle and Node's
+// official binary, then run as deploy/systemd runs it, with its example environment file
+// pointed at the bundled example sources: --version, /readyz, the decoding thread (the static
+// pods counted), the password checking thread (basic auth), and SIGTERM ending it with 0.
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import bcrypt from "bcryptjs";
+import { buildBinaries } from "../../scripts/binary/build.js";
+import { RuntimeNodeVersion } from "../../scripts/node_dist.js";
+import { repoRoot } from "../../scripts/render_deploy.js";
+import { eventually } from "../server/helpers.js";
+
+const revision = "binary-test-revision";
+
+/** The example environment file's variables, as systemd's EnvironmentFile reads them. */
+async function exampleEnvironment(): Promise<Record<string, string>> {
+  const text = await readFile(
+    join(repoRoot, "deploy", "systemd", "podconfig-exporter.env"),
+    "utf8",
+  );
+  const env: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (match) env[match[1] as string] = match[2] as string;
+  }
+  return env;
+}
+
+describe("the single binary", { timeout: 20 * 60_000 }, () => {
+  let binary = "";
+  let work = "";
+  before(async () => {
+    work = await mkdtemp(join(tmpdir(), "podconfig-binary-"));
+    [binary] = (await buildBinaries(["x64"], {
+      ...process.env,
+      BUILD_REVISION: revision,
+      BUILD_BRANCH: "test",
+    })) as [string];
+  });
+  after(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test("--version: the baked-in build, Node's release, linux/amd64", () => {
+    const out = execFileSync(binary, ["--version"], { encoding: "utf8", env: {} });
+    const lines = out.split("\n");
+    assert.match(
+      lines[0] ?? "",
+      new RegExp(`^podconfig-exporter, version \\S+ \\(branch: test, revision: ${revision}\\)$`),
+    );
+    assert.ok(lines.includes(`  node version:     v${RuntimeNodeVersion}`), out);
+    assert.ok(lines.includes("  platform:         linux/amd64"), out);
+  });
+
+  test("the systemd example environment on the example sources: ready, then SIGTERM exits 0", async () => {
+    const env = await exampleEnvironment();
+    assert.equal(env.PODCONFIG_KUBELET_CONFIG, "/var/lib/kubelet/config.yaml");
+    const webConfig = join(work, "web.yml");
+    await writeFile(
+      webConfig,
+      `basic_auth_users:\n  prometheus: ${bcrypt.hashSync("scrape", 4)}\n`,
+    );
+    const child = spawn(binary, [], {
+      env: {
+        ...env,
+        // The node's paths, here: the example kubelet configuration and its static pods.
+        PODCONFIG_KUBELET_CONFIG: join(repoRoot, "examples", "kubelet-config.yaml"),
+        // No API server here: an empty variable counts as unset, so no api source.
+        PODCONFIG_KUBECONFIG: "",
+        PODCONFIG_NODE_NAME: "binary-test",
+        PODCONFIG_WEB_LISTEN_ADDRESS: "127.0.0.1:0",
+        PODCONFIG_WEB_CONFIG_FILE: webConfig,
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = once(child, "exit");
+    try {
+      const url = await eventually(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
+          return /^time=\S+ level=info msg=Listening url=(http:\/\/127\.0\.0\.1:\d+)\//m.exec(
+            stderr,
+          )?.[1];
+        },
+        "the Listening log line",
+        60_000,
+      );
+      const auth = {
+        authorization: `Basic ${Buffer.from("prometheus:scrape").toString("base64")}`,
+      };
+      const ready = await eventually(
+        async () => {
+          const response = await fetch(`${url}/readyz`, { headers: auth });
+          return response.status === 200 ? await response.text() : undefined;
+        },
+        "/readyz 200",
+        60_000,
+      );
+      assert.match(ready, /all sources ready: file/);
+      const wrong = await fetch(`${url}/metrics`, {
+        headers: { authorization: `Basic ${Buffer.from("prometheus:guess").toString("base64")}` },
+      });
+      assert.equal(wrong.status, 401);
+      const metrics = await (await fetch(`${url}/metrics`, { headers: auth })).text();
+      assert.match(
+        metrics,
+        new RegExp(
+          `^podconfig_build_info\\{[^}]*revision="${revision}"[^}]*nodejs_version="v${RuntimeNodeVersion}"\\} 1$`,
+          "m",
+        ),
+      );
+      assert.match(metrics, /^podconfig_source_pods\{source="file"\} 4$/m);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const [code, signal] = await exited;
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
+    assert.match(stderr, /^time=\S+ level=info msg=Stopped$/m);
+  });
+});
