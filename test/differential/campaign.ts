@@ -27,6 +27,14 @@ export interface CampaignOptions {
   sequences: number;
   /** Manifests per listed directory. */
   batch?: number;
+  /**
+   * One directory in `listEvery` goes through our FileSource's list; the others are decoded
+   * file by file in-process on our side (cases.ts, bulk), the kubelet listing every one.
+   * Default 1: every directory through FileSource.
+   */
+  listEvery?: number;
+  /** Op sequences run at once (the oracle answers in order; our PodConfigs are independent). */
+  inFlight?: number;
   /** Epoch ms after which no new case starts; what ran is the result. */
   deadline?: number;
   /** Called after every batch of manifests and the bodies and sequences that follow it. */
@@ -68,6 +76,9 @@ export async function runCampaign(
 ): Promise<CampaignResult> {
   const rng = new Rng(options.seed);
   const batch = options.batch ?? 25;
+  const listEvery = options.listEvery ?? 1;
+  const inFlight = options.inFlight ?? 1;
+  let batches = 0;
   const result: CampaignResult = {
     minor: ctx.minor,
     seed: options.seed,
@@ -102,7 +113,8 @@ export async function runCampaign(
       );
       const bytes = manifests.map((m) => m.render(m.pod).bytes);
       const names = manifests.map((m) => (m.pod.metadata as { name?: unknown } | undefined)?.name);
-      for (const { file, difference } of await fileBatchDifferences(ctx, bytes, names)) {
+      const bulk = batches++ % listEvery !== 0;
+      for (const { file, difference } of await fileBatchDifferences(ctx, bytes, names, { bulk })) {
         const manifest = manifests[file];
         tally(
           difference,
@@ -116,14 +128,17 @@ export async function runCampaign(
       for (const difference of await urlDifferences(ctx, body.bytes))
         tally(difference, { kind: "body", text: `${body.form}:\n${body.bytes.toString("utf8")}` });
     }
-    for (
-      ;
-      result.sequences < Math.min(options.sequences, share(options.sequences));
-      result.sequences++
-    ) {
-      const sequence = opSequence(rng, ctx.minor, form);
-      for (const difference of await mergeDifferences(ctx, sequence))
-        tally(difference, { kind: "sequence", sequence });
+    for (;;) {
+      const due = Math.min(options.sequences, share(options.sequences));
+      const n = Math.min(inFlight, due - result.sequences);
+      if (n <= 0) break;
+      const sequences = Array.from({ length: n }, () => opSequence(rng, ctx.minor, form));
+      const verdicts = await Promise.all(sequences.map((q) => mergeDifferences(ctx, q)));
+      verdicts.forEach((differences, i) => {
+        const sequence = sequences[i] as OpSequence;
+        for (const difference of differences) tally(difference, { kind: "sequence", sequence });
+      });
+      result.sequences += n;
     }
     options.progress?.(result);
     if (

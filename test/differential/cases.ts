@@ -20,7 +20,14 @@ import {
   podSetDifferences,
   updateDifferences,
 } from "./compare.js";
-import { listFiles, type ManifestServer, NodeName, pollURL, runMerge } from "./ours.js";
+import {
+  decodeFiles,
+  listFiles,
+  type ManifestServer,
+  NodeName,
+  pollURL,
+  runMerge,
+} from "./ours.js";
 import { kubeletListFiles, kubeletMerge, kubeletPollURL, type OracleRequest } from "./theirs.js";
 
 type JsonObject = { [key: string]: unknown };
@@ -39,7 +46,14 @@ export interface Manifest {
   pod: JsonObject;
   /** How the pod was made: generated, or which field a mutation changed. */
   origin: string;
+  /** The seed of its text form, the same for the pod and its shrunk forms. */
+  form: number;
   render: (pod: JsonObject) => ManifestText;
+}
+
+/** A manifest from its parts (as one made by randomManifest, e.g. sent from another process). */
+export function manifestOf(pod: JsonObject, origin: string, form: number): Manifest {
+  return { pod, origin, form, render: (p) => manifestText(new Rng(form), p) };
 }
 
 /** A divergence with what reproduces it. */
@@ -54,7 +68,7 @@ export function randomManifest(rng: Rng, schema: PodSchema, index: number): Mani
   if (rng.chance(0.25)) ({ pod, mutation: origin } = mutatePod(rng, pod));
   // The same form for the shrunk pods as for the pod: the text form is a seed of its own.
   const form = rng.fork().seed;
-  return { pod, origin, render: (p) => manifestText(new Rng(form), p) };
+  return manifestOf(pod, origin, form);
 }
 
 const sentPods = (sent: EmittedUpdate[]): JsonObject[] => (sent[0]?.pods ?? []) as JsonObject[];
@@ -88,7 +102,8 @@ async function writeBatch(
 }
 
 /**
- * The manifests as files of one directory, listed by both file sources. Differences per file:
+ * The manifests as files of one directory, listed by both file sources (or, with `bulk`, by the
+ * kubelet's and decoded file by file on our side). Differences per file:
  * refused on one side only, or its pod differing; a pod difference is the file's whose
  * manifest named that pod (`names`, the manifests' metadata.name).
  */
@@ -96,12 +111,15 @@ export async function fileBatchDifferences(
   ctx: CaseContext,
   bytes: Buffer[],
   names: readonly unknown[] = [],
+  { bulk = false } = {},
 ): Promise<{ file: number; difference: Difference }[]> {
   const { dir, files } = await writeBatch(ctx, bytes);
   try {
-    const [ours, theirs] = await Promise.all([
-      listFiles(ctx.minor, dir, files),
+    // The kubelet always lists the directory; with `bulk` our side decodes the same files'
+    // bytes in-process (ours.ts decodeFiles) while the oracle lists.
+    const [theirs, ours] = await Promise.all([
       kubeletListFiles(ctx.request, dir),
+      bulk ? decodeFiles(ctx.minor, files, bytes) : listFiles(ctx.minor, dir, files),
     ]);
     const out: { file: number; difference: Difference }[] = [];
     files.forEach((file, i) => {

@@ -1,14 +1,23 @@
 // Our side of a differential case, through the real code paths: FileSource's list of a
-// directory, one HTTPSource poll of a loopback URL, and PodConfig's merge, each recording
-// what it sends or emits and what it refuses.
+// directory (or, for the campaign's bulk, the decoding thread's function and the file source's
+// store on the same files), one HTTPSource poll of a loopback URL, and PodConfig's merge, each
+// recording what it sends or emits and what it refuses.
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PodConfig } from "../../src/core/pod_config.js";
-import type { Pod, PodOperation, PodUpdate } from "../../src/core/types.js";
+import {
+  FileSource as FileSourceName,
+  type Pod,
+  type PodOperation,
+  type PodUpdate,
+} from "../../src/core/types.js";
 import { type KubeletMinor, sourceUpdateHasOp } from "../../src/core/version.js";
 import { FileSource } from "../../src/sources/file/file.js";
+import { StaticPodStore } from "../../src/sources/file/pod_store.js";
 import { HTTPSource } from "../../src/sources/http/http.js";
+import { decodeRequest } from "../../src/sources/manifest/decode_request.js";
+import { ManifestError } from "../../src/sources/manifest/error.js";
 import type { OpSequence } from "../support/merge_gen.js";
 import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 import { type EmittedUpdate, plain } from "./compare.js";
@@ -44,6 +53,42 @@ export async function listFiles(
     refused.set(file ?? "(unattributed)", line.message);
   }
   return { sent: channel.updates.map(emitted), refused };
+}
+
+/**
+ * The campaign's bulk form of listFiles for the same files, without the directory around them:
+ * each file's bytes through the decoding thread's own function (decodeRequest), run in-process,
+ * and the pods through the file source's store, as extractFromDir and replaceStore do. A refusal
+ * is the text the file source logs for it. What FileSource adds on top (globbing, stat, reading,
+ * the thread) is covered by the batches the campaign still lists through listFiles.
+ */
+export function decodeFiles(
+  minor: KubeletMinor,
+  files: readonly string[],
+  bytes: readonly Buffer[],
+): FileListResult {
+  const refused = new Map<string, string>();
+  const pods: Pod[] = [];
+  files.forEach((location, id) => {
+    const reply = decodeRequest({
+      id,
+      kind: "pod",
+      data: bytes[id] as Buffer,
+      origin: { source: "file", location, nodeName: NodeName, kubeletMinor: minor },
+    });
+    if ("pods" in reply) pods.push(...reply.pods);
+    else
+      refused.set(
+        location,
+        `can't process manifest file: ${new ManifestError("decode", location, reply.error).message}`,
+      );
+  });
+  const sent: EmittedUpdate[] = [];
+  void new StaticPodStore(async (stored) => {
+    sent.push(emitted({ op: "SET", source: FileSourceName, pods: stored }));
+    return true;
+  }).replace(pods);
+  return { sent, refused };
 }
 
 const emitted = (update: PodUpdate): EmittedUpdate => ({
