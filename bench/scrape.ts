@@ -160,7 +160,7 @@ function serve(p: Pipeline, metrics: PodConfigMetrics): Promise<RunningServer> {
         readiness: p.readiness(),
         health: p.health,
         nodeName: "bench",
-        kubeletVersion: { minor: "1.37", assumed: false },
+        kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
         startTime,
         now: Date.now(),
       }),

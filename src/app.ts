@@ -7,6 +7,7 @@ import type { ExporterConfig } from "./cli/config.js";
 import { type RunningCopy, startCopy } from "./copy.js";
 import { type Clock, type EventRecorder, type Logger, systemClock } from "./core/deps.js";
 import type { Readiness } from "./core/readiness.js";
+import { followKubeletVersion } from "./core/version.js";
 import { startDemoKubelet } from "./demo/kubelet_server.js";
 import { startDemoManifestServer } from "./demo/manifest_server.js";
 import { KubeletCrossCheck } from "./kubelet/cross_check.js";
@@ -54,13 +55,29 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   // Orphaned mirror pods need the api source's pods and a static source to compare with.
   const mirrorPods = config.apiserver ? new MirrorPodView(clock) : undefined;
   const crossCheck = config.kubelet ? new KubeletCrossCheck(mirrorPods) : undefined;
-  const { minor, assumed } = config.kubeletVersion;
-  if (assumed)
+  // The minor followed: --kubelet.version; else the newest, assumed, until the node's kubelet's
+  // own kubernetes_build_info is read from --kubelet.url (the demo kubelet is not the node's).
+  let version = config.kubeletVersion;
+  const followsKubelet = config.kubelet?.url !== undefined && version.from === "newest";
+  if (version.assumed)
     logger.info(
-      `no --kubelet.version: assuming the node's kubelet is ${minor}, the newest supported; decoding, defaults, validation and the merge follow it`,
+      `no --kubelet.version: assuming the node's kubelet is ${version.minor}, the newest supported${followsKubelet ? ", until its kubernetes_build_info is read from --kubelet.url" : ""}; decoding, defaults, validation and the merge follow it`,
     );
+  /** The version to follow for the kubelet's reported one, said; undefined: no change. */
+  const reported = (gitVersion: string | undefined) => {
+    if (!followsKubelet || gitVersion === undefined || gitVersion === version.reported) return;
+    const next = followKubeletVersion(gitVersion);
+    if (next.outOfRange)
+      logger.warn(next.outOfRange, { reported: gitVersion, following: next.minor });
+    else
+      logger.info(
+        `following the node's kubelet ${gitVersion} (its kubernetes_build_info): minor ${next.minor}; decoding, defaults, validation and the merge follow it`,
+        { previous: version.minor },
+      );
+    return next;
+  };
   const core = createObservedCore({
-    version: minor,
+    version: version.minor,
     clock,
     logger,
     tracer: deps.tracer,
@@ -111,7 +128,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       readiness: core.readiness(),
       health: health(),
       nodeName: config.nodeName,
-      kubeletVersion: config.kubeletVersion,
+      kubeletVersion: version,
       startTime: core.startTime,
       now: clock.now(),
       kubelet: crossCheck?.status(core.readiness()),
@@ -147,22 +164,36 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
     throw error;
   }
 
-  copy = await startCopy(config, core, copyDeps);
-  // The kubelet restarted: its SourcesReady starts empty, so does the copy's, from its start.
-  const reset = async (startTime: number): Promise<void> => {
+  const copyConfig = (): ExporterConfig => ({ ...config, kubeletVersion: version });
+  copy = await startCopy(copyConfig(), core, copyDeps);
+  /** A fresh copy on a fresh core from `startTime`, following `next` (the status too) from now. */
+  const restartCopy = async (startTime: number, next = version): Promise<void> => {
     await copy?.stop();
     for (const source of copy?.sources ?? []) retired.retire(source.health);
     mirrorPods?.forgetListings();
-    core.reset(startTime);
+    version = next;
+    core.reset(startTime, version.minor);
     announced = false;
-    copy = await startCopy(config, core, copyDeps);
+    copy = await startCopy(copyConfig(), core, copyDeps);
   };
   if (crossCheck && config.kubelet) {
     crossCheck.start({
       config: { ...config.kubelet, url: config.kubelet.url ?? `${demoKubelet?.url}/metrics` },
       clock,
       logger,
-      onRestart: reset,
+      // The kubelet restarted (perhaps upgraded): its SourcesReady starts empty, so does the
+      // copy's, from its start.
+      onRestart: (startTime) =>
+        restartCopy(startTime, reported(crossCheck.view().signals?.version)),
+      // Its version read (or changed without a restart): a copy built for another minor
+      // decoded and merged by the wrong rules, so it starts over, not ready until it lists;
+      // the same minor (another patch) only updates what is reported.
+      onVersion: async (gitVersion) => {
+        const next = reported(gitVersion);
+        if (next === undefined) return;
+        if (next.minor === version.minor) version = next;
+        else await restartCopy(core.startTime, next);
+      },
     });
   }
 

@@ -4,7 +4,12 @@
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { silentLogger } from "../core/deps.js";
-import { type KubeletMinor, NewestKubeletMinor, parseKubeletMinor } from "../core/version.js";
+import {
+  type FollowedVersion,
+  type KubeletMinor,
+  NewestKubeletMinor,
+  parseKubeletMinor,
+} from "../core/version.js";
 import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
 import { telemetryPathProblem } from "../server/telemetry_path.js";
 import { WebConfigError } from "../server/web_config.js";
@@ -39,12 +44,15 @@ export interface ApiserverConfig {
   origin: string;
 }
 
-/** --kubelet.version: one of the claimed minors, else the newest, assumed. */
+/**
+ * --kubelet.version: one of the claimed minors; else the newest, assumed (until the kubelet's
+ * own version is read, when --kubelet.url is set: app.ts).
+ */
 function kubeletVersion(flags: Flags): ExporterConfig["kubeletVersion"] {
   const text = nonEmpty(flags, "kubelet.version");
-  if (text === undefined) return { minor: NewestKubeletMinor, assumed: true };
+  if (text === undefined) return { minor: NewestKubeletMinor, assumed: true, from: "newest" };
   try {
-    return { minor: parseKubeletMinor(text), assumed: false };
+    return { minor: parseKubeletMinor(text), assumed: false, from: "--kubelet.version" };
   } catch (err) {
     throw flags.error("kubelet.version", err instanceof Error ? err.message : String(err));
   }
@@ -53,7 +61,7 @@ function kubeletVersion(flags: Flags): ExporterConfig["kubeletVersion"] {
 export interface ExporterConfig {
   nodeName: string;
   /** --kubelet.version's minor; `assumed` when not given (the newest). */
-  kubeletVersion: { minor: KubeletMinor; assumed: boolean };
+  kubeletVersion: FollowedVersion;
   podManifestPath: string | undefined;
   fileCheckFrequencyMs: number;
   manifestURL: string | undefined;

@@ -68,7 +68,7 @@ export const flagSpecs: readonly FlagSpec[] = [
     kind: "string",
     default: "the newest supported, 1.37",
     metavar: "VERSION",
-    help: "The node's kubelet version (1.32 to 1.37, e.g. v1.33.4 or 1.33): static pod decoding, defaults, validation and the merge follow it. Without it the newest is assumed, and the status page and the log say so.",
+    help: "The node's kubelet version (1.32 to 1.37, e.g. v1.33.4 or 1.33): static pod decoding, defaults, validation and the merge follow it. Without it, with --kubelet.url, the version the kubelet reports (kubernetes_build_info) is followed once read, the nearest supported minor for one outside the range (said in a warning); until then, or without --kubelet.url, the newest is assumed, and the status page and the log say so.",
   },
   {
     name: "file-check-frequency",

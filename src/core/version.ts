@@ -39,3 +39,53 @@ export function sourceUpdateHasOp(version: KubeletMinor): boolean {
 export function updateCopiesGeneration(version: KubeletMinor): boolean {
   return atLeast(version, "1.33");
 }
+
+/** The oldest claimed minor. */
+export const OldestKubeletMinor: KubeletMinor = KubeletMinors[0];
+
+/**
+ * The minor the copy follows, and where it comes from: `--kubelet.version`; the kubelet's own
+ * kubernetes_build_info, read from --kubelet.url; or, until either is known, the newest,
+ * assumed.
+ */
+export interface FollowedVersion {
+  minor: KubeletMinor;
+  /** Not told and not (yet) read from the kubelet: the newest is assumed. */
+  assumed: boolean;
+  from: "--kubelet.version" | "newest" | "kubernetes_build_info";
+  /** kubernetes_build_info's git_version, once read. */
+  reported?: string;
+  /** The reported version is outside the claimed minors: `minor` is the nearest, and why. */
+  outOfRange?: string;
+}
+
+/**
+ * The minor to follow for the kubelet's kubernetes_build_info git_version ("v1.34.4"): its own
+ * when claimed; otherwise the nearest claimed minor, with what that means in `outOfRange`.
+ */
+export function followKubeletVersion(gitVersion: string): FollowedVersion {
+  const from = "kubernetes_build_info" as const;
+  const match = /^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$/.exec(gitVersion.trim());
+  const range = `${OldestKubeletMinor} to ${NewestKubeletMinor}`;
+  if (!match)
+    return {
+      minor: NewestKubeletMinor,
+      assumed: true,
+      from: "newest",
+      reported: gitVersion,
+      outOfRange: `kubelet version ${JSON.stringify(gitVersion)} is not a version: following ${NewestKubeletMinor}, the newest supported (${range})`,
+    };
+  const major = Number(match[1]);
+  const minor = Number(match[2]);
+  const claimed = KubeletMinors.find((m) => m === `${major}.${minor}`);
+  if (claimed) return { minor: claimed, assumed: false, from, reported: gitVersion };
+  const older = major < 1 || (major === 1 && minor < Number(OldestKubeletMinor.split(".")[1]));
+  const nearest = older ? OldestKubeletMinor : NewestKubeletMinor;
+  return {
+    minor: nearest,
+    assumed: false,
+    from,
+    reported: gitVersion,
+    outOfRange: `kubelet ${gitVersion} is ${older ? "older" : "newer"} than the supported ${range}: following ${nearest}, the nearest; where ${major}.${minor} decodes, validates or merges otherwise, this copy differs from it`,
+  };
+}

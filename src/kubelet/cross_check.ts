@@ -18,6 +18,8 @@ export interface CrossCheckStart {
   clock: Clock;
   logger: Logger;
   onRestart: (startTime: number) => Promise<void>;
+  /** The kubelet's git_version read (KubeletWitnessOptions.onVersion). */
+  onVersion?: (gitVersion: string | undefined) => Promise<void>;
 }
 
 const notPolledYet: WitnessView = {
@@ -53,7 +55,7 @@ export class KubeletCrossCheck {
     return kubeletStatus(this.view(), copy.allReady);
   }
 
-  start({ config, clock, logger, onRestart }: CrossCheckStart): void {
+  start({ config, clock, logger, onRestart, onVersion }: CrossCheckStart): void {
     this.witness = new KubeletWitness({
       fetch: () =>
         fetchKubeletMetrics({
@@ -69,6 +71,7 @@ export class KubeletCrossCheck {
       clock,
       logger,
       onRestart,
+      onVersion,
       onVerdict: (verdict) => this.pause.set(isPaused(verdict)),
     });
     this.witness.start();

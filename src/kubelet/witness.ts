@@ -24,6 +24,11 @@ export interface KubeletWitnessOptions {
   logger?: Logger;
   /** The kubelet restarted (its start time changed): the copy is reset from `startTime`. */
   onRestart?: (startTime: number) => Promise<void>;
+  /**
+   * The kubelet's kubernetes_build_info git_version, at the first successful poll and whenever
+   * it changes without a restart (a restart goes to onRestart, after which it is in the view).
+   */
+  onVersion?: (gitVersion: string | undefined) => Promise<void>;
   /** After every poll, with whether the kubelet's sync loop would now be paused. */
   onVerdict?: (verdict: PauseVerdict) => void;
 }
@@ -153,7 +158,11 @@ export class KubeletWitness {
     this.signals = signals;
     this.pause = { pleg: plegUnhealthy(signals, at), runtime: this.runtime.down(at) };
     if (isPaused(this.pause)) this.logger.debug("Kubelet sync loop paused", { ...this.pause });
-    if (!restarted || signals.startTime === undefined) return;
+    if (!restarted || signals.startTime === undefined) {
+      if (previous === undefined || previous.version !== signals.version)
+        await this.options.onVersion?.(signals.version);
+      return;
+    }
     this.restarts++;
     this.logger.info("Kubelet restarted: resetting the copy", {
       previousStart: new Date(previous?.startTime ?? 0).toISOString(),

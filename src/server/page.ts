@@ -102,11 +102,23 @@ ${rows}
 </table>`;
 }
 
+/** The minor followed and where it comes from; an out-of-range kubelet said in full. */
+function followedVersion(version: SourcesStatus["kubeletVersion"]): string {
+  const how = version.outOfRange
+    ? `<span class="no">${e(version.outOfRange)}</span>`
+    : version.assumed
+      ? "assumed: no --kubelet.version; the newest supported"
+      : version.from === "kubernetes_build_info"
+        ? `the node's kubelet reports ${e(version.reported ?? "")}`
+        : "--kubelet.version";
+  return `${e(version.minor)} <small>(${how})</small>`;
+}
+
 function summary(status: SourcesStatus): string {
   const item = (term: string, value: string) => `<div><dt>${e(term)}</dt><dd>${value}</dd></div>`;
   return `<dl class="summary">
 ${item("Node", `<code>${e(status.nodeName)}</code>`)}
-${item("Kubelet version followed", `${e(status.kubeletVersion.minor)}${status.kubeletVersion.assumed ? " <small>(assumed: no --kubelet.version; the newest supported)</small>" : ""}`)}
+${item("Kubelet version followed", followedVersion(status.kubeletVersion))}
 ${item("Started", `${timeTag({ time: status.startTime, sinceStartSeconds: 0 }, timeOfDay(status.startTime))}<small>${e(status.startTime.slice(0, 10))} · up ${e(humanSeconds(status.now.sinceStartSeconds))}</small>`)}
 ${item("Time to all-ready", status.timeToReadySeconds === null ? `<span class="no">not ready yet</span>` : e(humanSeconds(status.timeToReadySeconds)))}
 ${item("Housekeeping", `${status.housekeeping.runs} run${status.housekeeping.runs === 1 ? "" : "s"}, ${status.housekeeping.skipped} skipped`)}

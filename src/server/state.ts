@@ -2,6 +2,7 @@
 // it: the core's Readiness joined with each source's health, every time both absolute (RFC3339)
 // and relative to the start of the readiness clock.
 import type { Readiness } from "../core/readiness.js";
+import type { FollowedVersion } from "../core/version.js";
 import type { OrphanedMirrorPods } from "../kubelet/mirror_pods.js";
 import {
   type KubeletStatus,
@@ -42,8 +43,8 @@ export interface SourceStatus {
 
 export interface SourcesStatus {
   nodeName: string;
-  /** The kubelet minor the copy follows; `assumed` when not told (the newest). */
-  kubeletVersion: { minor: string; assumed: boolean };
+  /** The kubelet minor the copy follows, where it comes from, and what the kubelet reported. */
+  kubeletVersion: FollowedVersion;
   ready: boolean;
   /** Sources not ready yet, in registration order. */
   missing: string[];
@@ -65,7 +66,7 @@ export interface StatusInput {
   readiness: Readiness;
   health: readonly SourceHealth[];
   nodeName: string;
-  kubeletVersion: { minor: string; assumed: boolean };
+  kubeletVersion: FollowedVersion;
   /** Start of the readiness clock, ms since the epoch. */
   startTime: number;
   now: number;

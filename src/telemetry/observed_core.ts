@@ -39,10 +39,11 @@ export interface ObservedCore extends ReadinessParts {
   readiness(): Readiness;
   /**
    * A fresh PodConfig, SourcesReady, handler and sync loop, the readiness clock starting at
-   * `startTime`. The caller has stopped the old loop and registers its sources again. Counts
-   * (updates, housekeeping, deferred deletions) go on from the old core's.
+   * `startTime`, following `version` when given (else the one it followed). The caller has
+   * stopped the old loop and registers its sources again. Counts (updates, housekeeping,
+   * deferred deletions) go on from the old core's.
    */
-  reset(startTime: number): void;
+  reset(startTime: number, version?: KubeletMinor): void;
 }
 
 interface Parts extends ReadinessParts {
@@ -52,9 +53,10 @@ interface Parts extends ReadinessParts {
 /** The core and its metrics; the sync loop is built but not run. */
 export function createObservedCore(options: ObservedCoreOptions): ObservedCore {
   const { clock, logger, tracer } = options;
+  let version = options.version;
   const build = (startTime: number): Parts => {
     const podConfig = new PodConfig({
-      version: options.version,
+      version,
       clock,
       logger,
       tracer,
@@ -107,8 +109,9 @@ export function createObservedCore(options: ObservedCoreOptions): ObservedCore {
     },
     metrics,
     readiness: state,
-    reset(startTime) {
+    reset(startTime, next) {
       carried.retire(readiness(parts));
+      version = next ?? version;
       parts = build(startTime);
     },
   };

@@ -57,11 +57,16 @@ describe("resolveConfig", () => {
 
   test("--kubelet.version: a claimed minor, else the newest, assumed", async () => {
     const path = "--pod-manifest-path=/etc/kubernetes/manifests";
-    assert.deepEqual((await config([path])).kubeletVersion, { minor: "1.37", assumed: true });
+    assert.deepEqual((await config([path])).kubeletVersion, {
+      minor: "1.37",
+      assumed: true,
+      from: "newest",
+    });
     for (const version of ["v1.33.4", "1.33", "1.33.13-gke.1"])
       assert.deepEqual((await config([path, `--kubelet.version=${version}`])).kubeletVersion, {
         minor: "1.33",
         assumed: false,
+        from: "--kubelet.version",
       });
     assert.match(
       await usageError([path, "--kubelet.version=1.31.2"]),

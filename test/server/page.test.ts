@@ -62,7 +62,7 @@ describe("sourcesStatus", () => {
     ]),
     health: [file, http],
     nodeName: "cp-1",
-    kubeletVersion: { minor: "1.37", assumed: true },
+    kubeletVersion: { minor: "1.37", assumed: true, from: "newest" },
     startTime: start,
     now: start + 61_500,
   });
@@ -120,7 +120,7 @@ describe("sourcesStatus", () => {
         start + 9,
       ),
       health: [],
-      kubeletVersion: { minor: "1.33", assumed: false },
+      kubeletVersion: { minor: "1.33", assumed: false, from: "--kubelet.version" },
       nodeName: "cp-1",
       startTime: start,
       now: start + 1000,
