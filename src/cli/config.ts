@@ -4,12 +4,7 @@
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { silentLogger } from "../core/deps.js";
-import {
-  type FollowedVersion,
-  type KubeletMinor,
-  NewestKubeletMinor,
-  parseKubeletMinor,
-} from "../core/version.js";
+import { type FollowedVersion, NewestKubeletMinor, parseKubeletMinor } from "../core/version.js";
 import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
 import { telemetryPathProblem } from "../server/telemetry_path.js";
 import { WebConfigError } from "../server/web_config.js";

@@ -3,14 +3,17 @@
 // its paused loop holds the copy (and /readyz says so, still answering for the copy), and a
 // hundred restarts leave no timer, socket, watcher or waiter behind.
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
 import http from "node:http";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseExposition } from "../../src/kubelet/exposition.js";
 import type { SourcesStatus } from "../../src/server/state.js";
 import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
-import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
+import {
+  crossCheckFlags,
+  FakeKubelet,
+  makeTestPKI,
+  type TestPKI,
+} from "../support/fake_kubelet.js";
 
 let pki: TestPKI;
 before(async () => {
@@ -57,17 +60,11 @@ function activeResources(): Map<string, number> {
 async function crossChecked(t: { after(fn: () => unknown): void }) {
   const kubelet = await FakeKubelet.start(pki);
   t.after(() => kubelet.close());
-  const tokenFile = join(pki.dir, `token-${Math.random()}`);
-  await writeFile(tokenFile, kubelet.token);
   const dir = await manifestDir();
   t.after(() => dir.remove());
   const exporter = await exporterFromFlags([
     `--pod-manifest-path=${dir.path}`,
-    `--kubelet.url=${kubelet.url}`,
-    `--kubelet.ca-file=${pki.caFile}`,
-    `--kubelet.token-file=${tokenFile}`,
-    "--kubelet.poll-period=20ms",
-    "--sync-loop.housekeeping-period=20ms",
+    ...(await crossCheckFlags(kubelet, pki)),
   ]);
   t.after(() => exporter.stop());
   return { kubelet, exporter };

@@ -11,7 +11,12 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { SourcesStatus } from "../../src/server/state.js";
 import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
-import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
+import {
+  crossCheckFlags,
+  FakeKubelet,
+  makeTestPKI,
+  type TestPKI,
+} from "../support/fake_kubelet.js";
 import { RecordingLogger } from "../support/update_recorder.js";
 
 let pki: TestPKI;
@@ -44,22 +49,12 @@ async function following(t: { after(fn: () => unknown): void }, flags: string[] 
   t.after(() => kubelet.close());
   // Unreachable at first: nothing is known of its version.
   kubelet.answer = { kind: "status", status: 503 };
-  const tokenFile = join(pki.dir, `token-${Math.random()}`);
-  await writeFile(tokenFile, kubelet.token);
   const dir = await manifestDir();
   t.after(() => dir.remove());
   await writeFile(join(dir.path, "uses-config.yaml"), configMapPod);
   const logger = new RecordingLogger();
   const exporter = await exporterFromFlags(
-    [
-      `--pod-manifest-path=${dir.path}`,
-      `--kubelet.url=${kubelet.url}`,
-      `--kubelet.ca-file=${pki.caFile}`,
-      `--kubelet.token-file=${tokenFile}`,
-      "--kubelet.poll-period=20ms",
-      "--sync-loop.housekeeping-period=20ms",
-      ...flags,
-    ],
+    [`--pod-manifest-path=${dir.path}`, ...(await crossCheckFlags(kubelet, pki)), ...flags],
     logger,
   );
   t.after(() => exporter.stop());

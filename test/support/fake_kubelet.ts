@@ -2,7 +2,7 @@
 // for the test (openssl), a bearer token check, and an exposition in the kubelet's own shape
 // (src/demo/kubelet_exposition.ts) whose state the test drives: restarts, PLEG going stale,
 // the runtime failing, housekeeping series appearing, or answers that are not metrics at all.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -165,4 +165,17 @@ export class FakeKubelet {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** An exporter's flags for the cross-check with `kubelet` (its token in a file), polled every 20 ms. */
+export async function crossCheckFlags(kubelet: FakeKubelet, pki: TestPKI): Promise<string[]> {
+  const tokenFile = join(pki.dir, `token-${Math.random()}`);
+  await writeFile(tokenFile, kubelet.token);
+  return [
+    `--kubelet.url=${kubelet.url}`,
+    `--kubelet.ca-file=${pki.caFile}`,
+    `--kubelet.token-file=${tokenFile}`,
+    "--kubelet.poll-period=20ms",
+    "--sync-loop.housekeeping-period=20ms",
+  ];
 }
