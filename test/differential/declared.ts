@@ -13,31 +13,7 @@ export interface Declared {
   versions?: readonly KubeletMinor[];
 }
 
-/** A refusal of the kubelet that we accept, for a field path starting with one of `paths`. */
-const refusedByTheKubelet =
-  (...paths: RegExp[]) =>
-  (rule: string): boolean => {
-    const match = /^(?:file|url): refused by the kubelet, accepted here: (.*)$/.exec(rule);
-    return match !== null && paths.some((path) => path.test(match[1] ?? ""));
-  };
-
-const allContainers = String.raw`spec\.(?:containers|initContainers|ephemeralContainers)\[\]\.`;
-const probesAndHooks = String.raw`(?:livenessProbe|readinessProbe|startupProbe|lifecycle\.(?:preStop|postStart))`;
-
 export const declaredDivergences: readonly Declared[] = [
-  {
-    id: "unported-1.37-validation",
-    versions: ["1.37"],
-    matches: refusedByTheKubelet(
-      new RegExp(`^${allContainers}(?:restartPolicy|lifecycle\\.stopSignal)$`),
-      new RegExp(`^${allContainers}${probesAndHooks}\\.(?:httpGet\\.protocol|grpc\\.mode)$`),
-      /^spec\.schedulingGroup(?:$|\.)/,
-      /^spec\.hostnameOverride$/,
-      new RegExp(`^${allContainers}volumeMounts\\[\\]\\.bindMountOptions`),
-      /^spec\.volumes\[\]\.image\./,
-      /^spec\.resources(?:$|\.)/,
-    ),
-  },
   {
     id: "podlist-item-typemeta-1.37",
     versions: ["1.37"],

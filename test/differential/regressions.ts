@@ -1,5 +1,15 @@
-// Manifests kubelet 1.32 refuses that this copy once accepted (issue 16): each stays a case
-// of every differential run, as a file and as the manifest URL's body.
+// Manifests the kubelet refuses that this copy once accepted (issue 16): each stays a case of
+// every differential run, as a file and as the manifest URL's body, for the minors named
+// (every minor when none are).
+import type { KubeletMinor } from "../../src/core/version.js";
+
+export interface RegressionBody {
+  name: string;
+  text: string;
+  /** The minors it holds for; all when absent. */
+  minors?: readonly KubeletMinor[];
+}
+
 const pod = (name: string, container: string, extra = ""): string =>
   `apiVersion: v1
 kind: Pod
@@ -10,7 +20,7 @@ spec:
   - name: app
 ${container}${extra}`;
 
-export const refusedBodies: readonly { name: string; text: string }[] = [
+export const refusedBodies: readonly RegressionBody[] = [
   {
     name: "memory limit 512MB (not a quantity)",
     text: pod(
@@ -37,11 +47,119 @@ export const refusedBodies: readonly { name: string; text: string }[] = [
     name: "image ' nginx:1.27' with a leading space",
     text: pod("leading-space-image", "    image: ' nginx:1.27'\n"),
   },
+  // Rules 1.33-1.37 added for fields a static pod can set, once declared "unported" for 1.37.
+  {
+    name: "hostnameOverride that is not a DNS subdomain (1.34+)",
+    text: pod("hostname-override", "    image: nginx:1.27\n", "  hostnameOverride: bad_name!\n"),
+    minors: ["1.37"],
+  },
+  {
+    name: "bindMountOptions that are not supported, and repeated (1.37)",
+    text: pod(
+      "bind-mount-options",
+      "    image: nginx:1.27\n    volumeMounts:\n    - {name: v, mountPath: /x, bindMountOptions: [noexec, bad, noexec]}\n",
+      "  volumes:\n  - {name: v, emptyDir: {}}\n",
+    ),
+    minors: ["1.37"],
+  },
+  {
+    name: "lifecycle.stopSignal without spec.os (1.33+)",
+    text: pod("stop-signal", "    image: nginx:1.27\n    lifecycle: {stopSignal: SIGTERM}\n"),
+    minors: ["1.37"],
+  },
+  {
+    name: "a probe's httpGet.protocol HTTP (1.37: HTTP1 or HTTP2)",
+    text: pod(
+      "http-protocol",
+      "    image: nginx:1.27\n    livenessProbe: {httpGet: {port: 80, protocol: HTTP}}\n",
+    ),
+    minors: ["1.37"],
+  },
+  {
+    name: "a grpc probe's unknown mode (1.37)",
+    text: pod(
+      "grpc-mode",
+      "    image: nginx:1.27\n    startupProbe: {grpc: {port: 80, mode: web}}\n",
+    ),
+    minors: ["1.37"],
+  },
+  {
+    name: "an empty schedulingGroup (1.36+)",
+    text: pod("scheduling-group", "    image: nginx:1.27\n", "  schedulingGroup: {}\n"),
+    minors: ["1.37"],
+  },
+  {
+    name: "an image volume without a reference (1.37)",
+    text: pod("image-volume", "    image: nginx:1.27\n", "  volumes:\n  - {name: v, image: {}}\n"),
+    minors: ["1.37"],
+  },
+  {
+    name: "an emptyDir mode above 01777 and a negative projected file user (1.37)",
+    text: pod(
+      "modes-and-users",
+      "    image: nginx:1.27\n",
+      "  volumes:\n  - {name: v, emptyDir: {mode: 4095}}\n  - {name: w, downwardAPI: {defaultUser: -1, items: [{path: p, fieldRef: {fieldPath: metadata.name}}]}}\n",
+    ),
+    minors: ["1.37"],
+  },
+  {
+    name: "pod-level resources: an empty claims list and ephemeral-storage (1.35+)",
+    text: pod(
+      "pod-resources",
+      "    image: nginx:1.27\n",
+      "  resources:\n    claims: []\n    requests: {ephemeral-storage: 1Gi}\n",
+    ),
+    minors: ["1.37"],
+  },
+  {
+    name: "pod-level requests below the containers' sum, sidecar included (1.35+)",
+    text: pod(
+      "pod-resources-low",
+      "    image: nginx:1.27\n    resources: {requests: {cpu: 700m}}\n",
+      "  initContainers:\n  - {name: side, image: busybox, restartPolicy: Always, resources: {requests: {cpu: 400m}}}\n  resources:\n    requests: {cpu: '1'}\n",
+    ),
+    minors: ["1.37"],
+  },
+  {
+    name: "an env fileKeyRef to a volume that is not an emptyDir (1.34+)",
+    text: pod(
+      "file-key-ref",
+      "    image: nginx:1.27\n    env:\n    - {name: A, valueFrom: {fileKeyRef: {volumeName: v, path: p, key: k}}}\n",
+      "  volumes:\n  - {name: v, configMap: {name: c}}\n",
+    ),
+    minors: ["1.37"],
+  },
 ];
 
 // Manifests the kubelet accepts where an oracle once refused them: the oracle must run the
 // kubelet's start-up (capabilities.Initialize with AllowPrivileged, as RunKubelet does).
-export const acceptedBodies: readonly { name: string; text: string }[] = [
+export const acceptedBodies: readonly RegressionBody[] = [
+  {
+    // Refused here before fileKeyRef counted as a source ("must specify one of ...").
+    name: "an env fileKeyRef to an emptyDir volume (1.34+)",
+    text: pod(
+      "file-key-ref-ok",
+      "    image: nginx:1.27\n    env:\n    - {name: A, valueFrom: {fileKeyRef: {volumeName: v, path: p, key: k}}}\n",
+      "  volumes:\n  - {name: v, emptyDir: {}}\n",
+    ),
+    minors: ["1.37"],
+  },
+  {
+    name: "pod-level resources that cover the containers' (1.35+)",
+    text: pod(
+      "pod-resources-ok",
+      "    image: nginx:1.27\n    resources: {requests: {cpu: 500m}}\n",
+      "  resources:\n    requests: {cpu: '1'}\n    limits: {cpu: '2'}\n",
+    ),
+  },
+  {
+    name: "a Linux stop signal, HTTP2 and TLS probes, supported bindMountOptions",
+    text: pod(
+      "newer-fields-ok",
+      "    image: nginx:1.27\n    lifecycle: {stopSignal: SIGRTMAX-3}\n    readinessProbe: {httpGet: {port: 80, protocol: HTTP2}}\n    startupProbe: {grpc: {port: 81, mode: TLS}}\n    volumeMounts:\n    - {name: v, mountPath: /x, bindMountOptions: [noexec, nosuid]}\n",
+      "  os: {name: linux}\n  volumes:\n  - {name: v, emptyDir: {}}\n",
+    ),
+  },
   {
     name: "a privileged container",
     text: pod(

@@ -14,7 +14,7 @@ import { loadPodSchema } from "../support/pod_schema.js";
 import { report, runCampaign, undeclared } from "./campaign.js";
 import { type CaseContext, fileBatchDifferences, urlDifferences } from "./cases.js";
 import { ManifestServer } from "./ours.js";
-import { acceptedBodies, refusedBodies } from "./regressions.js";
+import { acceptedBodies, type RegressionBody, refusedBodies } from "./regressions.js";
 import { kubeletPollURL } from "./theirs.js";
 
 /** The sample's size: a few thousand cases per minor. */
@@ -44,7 +44,8 @@ export function differentialSample(minor: KubeletMinor): void {
       if (ctx) await rm(ctx.workDir, { recursive: true, force: true });
     });
 
-    for (const { name, text } of refusedBodies)
+    const forMinor = ({ minors }: RegressionBody) => minors === undefined || minors.includes(minor);
+    for (const { name, text } of refusedBodies.filter(forMinor))
       test(`refused as the kubelet refuses it, as a file and as the URL's body: ${name}`, async () => {
         const bytes = Buffer.from(text);
         const kubelet = await kubeletPollURL(ctx.request, bytes);
@@ -54,7 +55,7 @@ export function differentialSample(minor: KubeletMinor): void {
         assert.deepEqual(await urlDifferences(ctx, bytes), []);
       });
 
-    for (const { name, text } of acceptedBodies)
+    for (const { name, text } of acceptedBodies.filter(forMinor))
       test(`accepted as the kubelet accepts it, as a file and as the URL's body: ${name}`, async () => {
         const bytes = Buffer.from(text);
         const kubelet = await kubeletPollURL(ctx.request, bytes);

@@ -125,7 +125,7 @@ function toStaticPod(item: JsonObject, origin: StaticPodOrigin, minor: KubeletMi
   if (!pod.metadata.name) throw decodeError(origin, "invalid pod: name is needed for the pod");
   applyDefaults(pod, origin);
   // The kubelet validates each PodList item on its own: no "items[i]" in the field paths.
-  const refused = validateStaticPod(pod, minor);
+  const refused = validateStaticPod(pod, minor, item);
   if (refused !== null) throw decodeError(origin, refused);
   return pod;
 }

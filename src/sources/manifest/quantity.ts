@@ -163,6 +163,18 @@ export class Quantity {
     return compareDecimal(this.unscaled, this.exp, other.unscaled, other.exp);
   }
 
+  /**
+   * Quantity.Add: the exact sum, in this quantity's format (the other's when this one is
+   * zero), its cached spelling dropped.
+   */
+  add(other: Quantity): Quantity {
+    const exp = Math.min(this.exp, other.exp);
+    const sum = this.unscaled * pow10(this.exp - exp) + other.unscaled * pow10(other.exp - exp);
+    const format = this.isZero() ? other.format : this.format;
+    const kind = this.kind === "int" && other.kind === "int" ? "int" : "dec";
+    return new Quantity(sum, exp, format, "", kind);
+  }
+
   /** ceil(q / 10^scale) rounded away from zero, as ScaledValue (int64 wrap ignored). */
   scaledValue(scale: number): bigint {
     const shift = this.exp - scale;

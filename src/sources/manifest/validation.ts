@@ -116,10 +116,16 @@ export function validatePodCreate(pod: Pod, ctx: ValidationContext): ErrorList {
 
 /**
  * What the kubelet `minor` says of a defaulted static pod: null when it keeps the pod, else
- * its error text ("invalid pod: [...]", or a static pod check's message).
+ * its error text ("invalid pod: [...]", or a static pod check's message). `decoded` is the
+ * pod as decoded, before it was marshalled: where the wire form drops an empty list that Go
+ * validation tells from a nil one, the rule reads it there.
  */
-export function validateStaticPod(pod: Pod, minor: KubeletMinor): string | null {
-  const ctx = validationContext(minor);
+export function validateStaticPod(
+  pod: Pod,
+  minor: KubeletMinor,
+  decoded: JsonObject = pod as unknown as JsonObject,
+): string | null {
+  const ctx = { ...validationContext(minor), decoded };
   const errs = withWording(ctx.minor, () => validatePodCreate(pod, ctx));
   if (errs.length > 0) return `invalid pod: ${formatErrorList(errs)}`;
   return staticPodReferenceError(struct(pod.spec), ctx.minor);

@@ -44,6 +44,8 @@ export interface PodScope {
   gracePeriod: number | null;
   restartPolicy: string;
   hostUsers: boolean;
+  /** spec.os, null when unset. */
+  os: JsonObject | null;
   ctx: ValidationContext;
 }
 
@@ -303,7 +305,14 @@ function validateContainerCommon(ctr: JsonObject, path: string, pod: PodScope): 
   errs.push(...validateEnv(ctr.env, `${path}.env`, pod.ctx));
   errs.push(...validateEnvFrom(ctr.envFrom, `${path}.envFrom`, pod.ctx));
   errs.push(
-    ...validateVolumeMounts(ctr.volumeMounts, volDevices, pod.volumes, ctr, `${path}.volumeMounts`),
+    ...validateVolumeMounts(
+      ctr.volumeMounts,
+      volDevices,
+      pod.volumes,
+      ctr,
+      `${path}.volumeMounts`,
+      pod.ctx,
+    ),
   );
   errs.push(
     ...validateVolumeDevices(ctr.volumeDevices, volMounts, pod.volumes, `${path}.volumeDevices`),
@@ -377,6 +386,7 @@ function validateVolumeMounts(
   volumes: VolumeMap,
   container: JsonObject,
   path: string,
+  ctx: ValidationContext,
 ): ErrorList {
   const errs: ErrorList = [];
   const mountpoints = new Set<string>();
@@ -427,6 +437,33 @@ function validateVolumeMounts(
         ),
       );
     errs.push(...validateMountRecursiveReadOnly(mnt, `${path}.recursiveReadOnly`));
+    if (ctx.minor >= 37) {
+      const options = strings(mnt.bindMountOptions);
+      errs.push(...validateBindMountOptions(options, `${at}.bindMountOptions`));
+      if (options.length > 0 && volume && ptr(volume.image))
+        errs.push(
+          invalid(
+            `${at}.bindMountOptions`,
+            { go: goJSON(options) },
+            "bindMountOptions may not be used with image volumes",
+          ),
+        );
+    }
+  });
+  return errs;
+}
+
+const supportedBindMountOptions = ["noexec", "nodev", "nosuid"].sort();
+
+/** validateBindMountOptions (1.37). */
+function validateBindMountOptions(options: string[], path: string): ErrorList {
+  const errs: ErrorList = [];
+  const seen = new Set<string>();
+  options.forEach((option, i) => {
+    if (!supportedBindMountOptions.includes(option))
+      errs.push(notSupported(`${path}[${i}]`, option, supportedBindMountOptions));
+    if (seen.has(option)) errs.push(duplicate(`${path}[${i}]`, option));
+    seen.add(option);
   });
   return errs;
 }
@@ -632,7 +669,67 @@ function validateLifecycle(lifecycle: JsonObject, path: string, pod: PodScope): 
         ),
       );
   }
+  if (pod.ctx.minor >= 33 && isSet(lifecycle.stopSignal))
+    errs.push(...validateStopSignal(str(lifecycle.stopSignal), `${path}.stopSignal`, pod));
   return errs;
+}
+
+const stopSignalsLinux = [
+  "SIGABRT",
+  "SIGALRM",
+  "SIGBUS",
+  "SIGCHLD",
+  "SIGCLD",
+  "SIGCONT",
+  "SIGFPE",
+  "SIGHUP",
+  "SIGILL",
+  "SIGINT",
+  "SIGIO",
+  "SIGIOT",
+  "SIGKILL",
+  "SIGPIPE",
+  "SIGPOLL",
+  "SIGPROF",
+  "SIGPWR",
+  "SIGQUIT",
+  "SIGSEGV",
+  "SIGSTKFLT",
+  "SIGSTOP",
+  "SIGSYS",
+  "SIGTERM",
+  "SIGTRAP",
+  "SIGTSTP",
+  "SIGTTIN",
+  "SIGTTOU",
+  "SIGURG",
+  "SIGUSR1",
+  "SIGUSR2",
+  "SIGVTALRM",
+  "SIGWINCH",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGRTMIN",
+  ...Array.from({ length: 15 }, (_, i) => `SIGRTMIN+${i + 1}`),
+  ...Array.from({ length: 14 }, (_, i) => `SIGRTMAX-${14 - i}`),
+  "SIGRTMAX",
+].sort();
+const stopSignalsWindows = ["SIGKILL", "SIGTERM"];
+
+/**
+ * validateStopSignal (1.33+): needs spec.os; the value is a *core.Signal, which Go prints as
+ * JSON from 1.34 and as a pointer address (%#v) in 1.33, where this copy prints a placeholder.
+ */
+function validateStopSignal(signal: string, path: string, pod: PodScope): ErrorList {
+  const os = pod.os;
+  if (!os) return [forbidden(path, "may not be set for containers with empty `spec.os.name`")];
+  const value = { go: pod.ctx.minor >= 34 ? goJSON(signal) : "(*core.Signal)(<pointer>)" };
+  const name = str(os.name);
+  if (name === "windows" && !stopSignalsWindows.includes(signal))
+    return [notSupported(path, value, stopSignalsWindows)];
+  if (name === "linux" && !stopSignalsLinux.includes(signal))
+    return [notSupported(path, value, stopSignalsLinux)];
+  return [];
 }
 
 /** validateHandler over the actions a probe or a lifecycle hook carries, in upstream's order. */
@@ -656,9 +753,9 @@ function validateHandler(
     const at = `${path}.${action}`;
     if (action === "exec") {
       if (strings(value.command).length === 0) errs.push(required(`${at}.command`));
-    } else if (action === "httpGet") errs.push(...validateHTTPGetAction(value, at));
+    } else if (action === "httpGet") errs.push(...validateHTTPGetAction(value, at, pod.ctx));
     else if (action === "tcpSocket") errs.push(...validatePortNumOrName(value.port, `${at}.port`));
-    else if (action === "grpc") errs.push(...validatePortNumOrName(num(value.port), `${at}.port`));
+    else if (action === "grpc") errs.push(...validateGRPCAction(value, at, pod.ctx));
     else errs.push(...validateSleepAction(value, at, pod));
   }
   if (numHandlers === 0) errs.push(required(path, "must specify a handler type"));
@@ -692,7 +789,19 @@ function validateSleepAction(sleep: JsonObject, path: string, pod: PodScope): Er
 const supportedHTTPSchemes = ["HTTP", "HTTPS"];
 const httpHeaderNameFmt = "[-A-Za-z0-9]+";
 
-function validateHTTPGetAction(http: JsonObject, path: string): ErrorList {
+const supportedGRPCProbeModes = ["Plaintext", "TLS"];
+
+function validateGRPCAction(grpc: JsonObject, path: string, ctx: ValidationContext): ErrorList {
+  const errs = validatePortNumOrName(num(grpc.port), `${path}.port`);
+  // 1.37: the probe's mode.
+  if (ctx.minor >= 37 && isSet(grpc.mode) && !supportedGRPCProbeModes.includes(str(grpc.mode)))
+    errs.push(notSupported(`${path}.mode`, str(grpc.mode), supportedGRPCProbeModes));
+  return errs;
+}
+
+const supportedHTTPProtocols = ["HTTP1", "HTTP2"];
+
+function validateHTTPGetAction(http: JsonObject, path: string, ctx: ValidationContext): ErrorList {
   const errs: ErrorList = [];
   if (str(http.path).length === 0) errs.push(required(`${path}.path`));
   errs.push(...validatePortNumOrName(http.port, `${path}.port`));
@@ -712,6 +821,18 @@ function validateHTTPGetAction(http: JsonObject, path: string): ErrorList {
             "X-Header-Name",
           ),
         ),
+      );
+  }
+  // 1.37: the protocol, HTTP2 only as cleartext (h2c) to the pod's own address.
+  if (ctx.minor >= 37 && isSet(http.protocol)) {
+    const protocol = str(http.protocol);
+    if (!supportedHTTPProtocols.includes(protocol))
+      errs.push(notSupported(`${path}.protocol`, protocol, supportedHTTPProtocols));
+    else if (protocol === "HTTP2" && scheme !== "HTTP")
+      errs.push(invalid(`${path}.protocol`, protocol, "is only supported with HTTP (H2C)"));
+    else if (protocol === "HTTP2" && str(http.host).length > 0)
+      errs.push(
+        invalid(`${path}.host`, str(http.host), 'must be empty when `protocol` is "HTTP2"'),
       );
   }
   return errs;

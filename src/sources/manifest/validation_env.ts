@@ -12,9 +12,14 @@ import {
   required,
 } from "./field.js";
 import { objects, ptr, str } from "./validation_json.js";
-import { nameIsDNSSubdomain, validateQualifiedName } from "./validation_names.js";
+import {
+  nameIsDNSSubdomain,
+  validateDNS1123Label,
+  validateQualifiedName,
+} from "./validation_names.js";
 import type { ValidationContext } from "./validation_options.js";
 import { quantityOf } from "./validation_resources.js";
+import { validatePathNoBacksteps } from "./validation_volumes.js";
 
 const validEnvDownwardAPIFieldPathExpressions = [
   "metadata.name",
@@ -108,6 +113,13 @@ function validateEnvVarValueFrom(ev: JsonObject, path: string, ctx: ValidationCo
   if (secretKeyRef) {
     numSources++;
     errs.push(...validateKeySelector(secretKeyRef, `${path}.secretKeyRef`));
+  }
+  // From 1.34 (EnvFiles): a key of a file in an emptyDir volume. Older schemas have no
+  // fileKeyRef; the decode drops it there.
+  const fileKeyRef = ptr(from.fileKeyRef);
+  if (fileKeyRef) {
+    numSources++;
+    errs.push(...validateFileKeySelector(fileKeyRef, `${path}.fileKeyRef`));
   }
   if (numSources === 0)
     errs.push(
@@ -312,5 +324,20 @@ export function validateEnvFrom(vars: unknown, path: string, ctx: ValidationCont
     else if (numSources > 1)
       errs.push(invalid(path, "", "may not have more than one field specified at a time"));
   });
+  return errs;
+}
+
+/** validateFileKeySelector (1.34+). */
+function validateFileKeySelector(selector: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const key = str(selector.key);
+  if (key.length === 0) errs.push(required(`${path}.key`));
+  else for (const msg of isRelaxedEnvVarName(key)) errs.push(invalid(`${path}.key`, key, msg));
+  const volumeName = str(selector.volumeName);
+  if (volumeName.length === 0) errs.push(required(`${path}.volumeName`));
+  else errs.push(...validateDNS1123Label(volumeName, `${path}.volumeName`));
+  const filePath = str(selector.path);
+  if (filePath.length === 0) errs.push(required(`${path}.path`));
+  else errs.push(...validatePathNoBacksteps(filePath, `${path}.path`));
   return errs;
 }

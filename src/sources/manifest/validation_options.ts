@@ -4,6 +4,7 @@
 // kubelet's default feature gates (no old pod: nothing is grandfathered). The gate defaults
 // below are each minor's pkg/features/kube_features.go, for the gates validation reads.
 import type { KubeletMinor } from "../../core/version.js";
+import type { JsonObject } from "../json_object.js";
 
 export interface PodValidationOptions {
   AllowInvalidPodDeletionCost: boolean;
@@ -31,6 +32,11 @@ export interface ValidationContext {
   /** The kubelet minor's number: 32 for 1.32. */
   minor: number;
   opts: PodValidationOptions;
+  /**
+   * The pod as the typed decode left it (an empty list kept, a nil one absent), for the
+   * rules that tell them apart; the validated pod when absent.
+   */
+  decoded?: JsonObject;
 }
 
 const none: PodValidationOptions = {

@@ -14,10 +14,11 @@ import {
   isDNS1123Label,
   isQualifiedName,
   notFound,
+  notSupported,
   required,
 } from "./field.js";
 import { Quantity } from "./quantity.js";
-import { entries, objects, str } from "./validation_json.js";
+import { entries, objects, ptr, str, struct } from "./validation_json.js";
 import type { ValidationContext } from "./validation_options.js";
 
 const hugePagesPrefix = "hugepages-";
@@ -294,4 +295,136 @@ export function validateContainerResourceRequirements(
 /** validateOverhead: the overhead as a requirement's limits. */
 export function validateOverhead(overhead: unknown, path: string, ctx: ValidationContext) {
   return validateContainerResourceRequirements({ limits: overhead }, new Set(), path, ctx);
+}
+
+/** resourcehelper.SupportedPodLevelResources, sorted as sets.List prints them. */
+const supportedPodLevelResources = ["cpu", "hugepages-", "memory"];
+const isSupportedPodLevelResource = (name: string): boolean =>
+  name === "cpu" || name === "memory" || name.startsWith(hugePagesPrefix);
+
+/** validatePodResourceName. */
+function validatePodResourceName(name: string, path: string, ctx: ValidationContext): ErrorList {
+  const errs = validateResourceName(name, path, ctx);
+  if (errs.length > 0) return errs;
+  if (!isSupportedPodLevelResource(name))
+    return [notSupported(path, resourceNameValue(name, ctx), supportedPodLevelResources)];
+  return [];
+}
+
+type ResourceList = Map<string, Quantity>;
+
+function addResourceList(list: ResourceList, other: ResourceList): void {
+  for (const [name, q] of other) {
+    const current = list.get(name);
+    list.set(name, current ? current.add(q) : q);
+  }
+}
+
+function maxResourceList(list: ResourceList, other: ResourceList): void {
+  for (const [name, q] of other) {
+    const current = list.get(name);
+    if (!current || q.cmp(current) > 0) list.set(name, q);
+  }
+}
+
+/**
+ * resourcehelper's aggregateContainerResourcesByFn from the spec alone (no status, no DRA):
+ * the sum of the regular and restartable init containers, raised to the largest need of any
+ * init container while it runs (itself plus the restartable ones started before it).
+ */
+function aggregateContainerResources(spec: JsonObject, field: "requests" | "limits"): ResourceList {
+  const of = (c: JsonObject): ResourceList =>
+    new Map(entries(ptr(c.resources)?.[field]).map(([name, value]) => [name, quantityOf(value)]));
+  const result: ResourceList = new Map();
+  for (const c of objects(spec.containers)) addResourceList(result, of(c));
+  const restartable: ResourceList = new Map();
+  const initNeed: ResourceList = new Map();
+  for (const c of objects(spec.initContainers)) {
+    let resources = of(c);
+    if (str(c.restartPolicy) === "Always") {
+      addResourceList(result, resources);
+      addResourceList(restartable, resources);
+      resources = restartable;
+    } else {
+      const combined: ResourceList = new Map();
+      addResourceList(combined, resources);
+      addResourceList(combined, restartable);
+      resources = combined;
+    }
+    maxResourceList(initNeed, resources);
+  }
+  maxResourceList(result, initNeed);
+  return result;
+}
+
+/** validatePodResourceConsistency: pod-level resources cover what the containers ask for. */
+function validatePodResourceConsistency(spec: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
+  const resources = struct(spec.resources);
+  const podRequests = new Map(entries(resources.requests));
+  const podLimits = new Map(entries(resources.limits));
+  for (const [name, sum] of aggregateContainerResources(spec, "requests")) {
+    if (!podRequests.has(name)) continue;
+    const pod = quantityOf(podRequests.get(name));
+    if (sum.cmp(pod) > 0)
+      errs.push(
+        invalid(
+          `${path}.requests[${name}]`,
+          pod.toString(),
+          `must be greater than or equal to aggregate container requests of ${sum.toString()}`,
+        ),
+      );
+  }
+  for (const [name, sum] of aggregateContainerResources(spec, "limits")) {
+    if (!isHugePageResourceName(name) || !podLimits.has(name)) continue;
+    const pod = quantityOf(podLimits.get(name));
+    if (sum.cmp(pod) > 0)
+      errs.push(
+        invalid(
+          `${path}.limits[${name}]`,
+          pod.toString(),
+          `must be greater than or equal to aggregate container limits of ${sum.toString()}`,
+        ),
+      );
+  }
+  objects(spec.containers).forEach((c, i) => {
+    for (const [name, value] of entries(ptr(c.resources)?.limits)) {
+      if (!podLimits.has(name)) continue;
+      const limit = quantityOf(value);
+      const pod = quantityOf(podLimits.get(name));
+      if (limit.cmp(pod) > 0)
+        errs.push(
+          invalid(
+            `${path}.containers[${i}][${name}].limits`,
+            limit.toString(),
+            `must be less than or equal to pod limits of ${pod.toString()}`,
+          ),
+        );
+    }
+  });
+  return errs;
+}
+
+/** validatePodResources (from 1.35, PodLevelResources): spec.resources. */
+export function validatePodResources(
+  spec: JsonObject,
+  podClaimNames: Set<string>,
+  path: string,
+  ctx: ValidationContext,
+): ErrorList {
+  const resources = ptr(spec.resources);
+  if (!resources) return [];
+  const at = `${path}.resources`;
+  if (str(ptr(spec.os)?.name) === "windows")
+    return [forbidden(at, "may not be set for a windows pod")];
+  const errs: ErrorList = [];
+  // Claims != nil: an empty list counts, and only the decoded pod still has it.
+  const decoded = ptr(ptr(ctx.decoded?.spec)?.resources) ?? resources;
+  if (Array.isArray(decoded.claims))
+    errs.push(forbidden(`${at}.claims`, "claims may not be set for Resources at pod-level"));
+  errs.push(
+    ...validateResourceRequirements(resources, validatePodResourceName, podClaimNames, at, ctx),
+  );
+  errs.push(...validatePodResourceConsistency(spec, at));
+  return errs;
 }

@@ -6,6 +6,7 @@ import type { JsonObject } from "../json_object.js";
 import {
   duplicate,
   type ErrorList,
+  forbidden,
   inclusiveRangeError,
   invalid,
   notSupported,
@@ -20,7 +21,7 @@ import {
 import { isSet, num, objects, ptr, str } from "./validation_json.js";
 import { nameIsDNSSubdomain, validateDNS1123Label, validateLabels } from "./validation_names.js";
 import type { ValidationContext } from "./validation_options.js";
-import { validateOverhead } from "./validation_resources.js";
+import { validateOverhead, validatePodResources } from "./validation_resources.js";
 import {
   validateAffinity,
   validateHostAliases,
@@ -37,6 +38,11 @@ import {
   validatePodSpecSecurityContext,
   validateWindowsHostProcessPod,
 } from "./validation_security.js";
+import {
+  validateFileKeyRefVolumes,
+  validatePodHostName,
+  validateSchedulingGroup,
+} from "./validation_spec_newer.js";
 import { validateVolumes } from "./validation_volumes.js";
 
 const restartPolicies = ["Always", "OnFailure", "Never"];
@@ -143,6 +149,7 @@ export function validatePodSpec(
     gracePeriod,
     restartPolicy: str(spec.restartPolicy),
     hostUsers,
+    os: ptr(spec.os),
     ctx,
   };
   errs.push(...validateContainers(spec.containers, `${path}.containers`, pod));
@@ -158,6 +165,8 @@ export function validatePodSpec(
       pod,
     ),
   );
+  if (ctx.opts.PodLevelResourcesEnabled)
+    errs.push(...validatePodResources(spec, podClaimNames, path, ctx));
   errs.push(...validatePodHostNetworkDeps(spec, path, ctx));
   errs.push(...validateEnum(spec.restartPolicy, `${path}.restartPolicy`, restartPolicies));
   errs.push(...validateEnum(spec.dnsPolicy, `${path}.dnsPolicy`, dnsPolicies));
@@ -177,6 +186,7 @@ export function validatePodSpec(
   );
   errs.push(...validateWindowsHostProcessPod(spec, path));
   errs.push(...validateHostUsers(spec, path, ctx));
+  if (ctx.minor >= 34) errs.push(...validatePodHostName(spec, path));
   const serviceAccountName = str(spec.serviceAccountName);
   if (serviceAccountName.length > 0)
     for (const msg of nameIsDNSSubdomain(serviceAccountName, false))
@@ -216,5 +226,14 @@ export function validatePodSpec(
     );
   if (isSet(spec.overhead)) errs.push(...validateOverhead(spec.overhead, `${path}.overhead`, ctx));
   errs.push(...validateOS(spec, path, ctx));
+  const schedulingGroup = ptr(spec.schedulingGroup);
+  if (ctx.minor >= 36 && schedulingGroup) {
+    errs.push(...validateSchedulingGroup(schedulingGroup, `${path}.schedulingGroup`));
+    if (ctx.minor >= 37 && objects(spec.evictionResponders).length > 0)
+      errs.push(
+        forbidden(`${path}.schedulingGroup`, "may not be set when evictionResponders is set"),
+      );
+  }
+  if (ctx.minor >= 34) errs.push(...validateFileKeyRefVolumes(spec, path));
   return errs;
 }

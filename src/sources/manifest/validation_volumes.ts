@@ -11,6 +11,7 @@ import {
   inclusiveRangeError,
   invalid,
   isDNS1123Subdomain,
+  isValidUserID,
   notSupported,
   required,
   tooLong,
@@ -185,11 +186,21 @@ function requiredList(source: JsonObject, path: string, field: string): ErrorLis
 }
 
 function validateEmptyDir(source: JsonObject, path: string): ErrorList {
+  const errs: ErrorList = [];
   if (isSet(source.sizeLimit) && quantityOf(source.sizeLimit).sign() < 0)
-    return [
+    errs.push(
       forbidden(`${path}.emptyDir.sizeLimit`, "SizeLimit field must be a valid resource quantity"),
-    ];
-  return [];
+    );
+  // 1.37's mode (absent from older schemas, so dropped by the decode there).
+  if (isSet(source.mode) && (num(source.mode) > 0o1777 || num(source.mode) < 0))
+    errs.push(
+      invalid(
+        `${path}.emptyDir.mode`,
+        num(source.mode),
+        "must be a number between 0 and 01777 (octal), both inclusive",
+      ),
+    );
+  return errs;
 }
 
 const supportedHostPathTypes = [
@@ -290,6 +301,16 @@ function validateFCVolumeSource(fc: JsonObject, path: string): ErrorList {
   return errs;
 }
 
+/**
+ * validateUserField (1.37): the owner uid of projected files. Older minors have no such
+ * fields, and the typed decode drops them there.
+ */
+function validateUserField(user: unknown, path: string): ErrorList {
+  if (!isSet(user)) return [];
+  const uid = num(user);
+  return isValidUserID(uid).map((msg) => invalid(path, uid, msg));
+}
+
 function validateMode(mode: unknown, path: string): ErrorList {
   if (!isSet(mode)) return [];
   const m = num(mode);
@@ -304,6 +325,7 @@ function validateKeyedVolumeSource(source: JsonObject, path: string, nameField: 
   const errs: ErrorList = [];
   if (str(source[nameField]).length === 0) errs.push(required(`${path}.${nameField}`));
   errs.push(...validateMode(source.defaultMode, `${path}.defaultMode`));
+  errs.push(...validateUserField(source.defaultUser, `${path}.defaultUser`));
   objects(source.items).forEach((kp, i) => {
     errs.push(...validateKeyToPath(kp, `${path}.items[${i}]`));
   });
@@ -316,6 +338,7 @@ function validateKeyToPath(kp: JsonObject, path: string): ErrorList {
   if (str(kp.path).length === 0) errs.push(required(`${path}.path`));
   errs.push(...validateLocalNonReservedPath(str(kp.path), `${path}.path`));
   errs.push(...validateMode(kp.mode, `${path}.mode`));
+  errs.push(...validateUserField(kp.user, `${path}.user`));
   return errs;
 }
 
@@ -500,7 +523,8 @@ function validateEphemeralVolumeSource(
 
 function validateImageVolumeSource(image: JsonObject, path: string, ctx: ValidationContext) {
   const errs: ErrorList = [];
-  if (ctx.opts.ResourceIsPod && str(image.reference).length === 0)
+  // 1.37 requires the reference (AllowEmptyImageVolumeReference only for an old pod).
+  if ((ctx.minor >= 37 || ctx.opts.ResourceIsPod) && str(image.reference).length === 0)
     errs.push(required(`${path}.reference`));
   errs.push(...validatePullPolicy(image.pullPolicy, `${path}.pullPolicy`));
   return errs;
@@ -549,11 +573,13 @@ function validateDownwardAPIVolumeFile(file: JsonObject, path: string): ErrorLis
     );
   else errs.push(required(path, "one of fieldRef and resourceFieldRef is required"));
   errs.push(...validateMode(file.mode, `${path}.mode`));
+  errs.push(...validateUserField(file.user, `${path}.user`));
   return errs;
 }
 
 function validateDownwardAPIVolumeSource(source: JsonObject, path: string): ErrorList {
   const errs = validateMode(source.defaultMode, `${path}.defaultMode`);
+  errs.push(...validateUserField(source.defaultUser, `${path}.defaultUser`));
   for (const file of objects(source.items)) errs.push(...validateDownwardAPIVolumeFile(file, path));
   return errs;
 }
@@ -564,6 +590,7 @@ function validateProjectedVolumeSource(
   ctx: ValidationContext,
 ): ErrorList {
   const errs = validateMode(projection.defaultMode, `${path}.defaultMode`);
+  errs.push(...validateUserField(projection.defaultUser, `${path}.defaultUser`));
   const allPaths = new Set<string>();
   const claim = (p: string, value: string) => {
     if (!allPaths.has(p)) allPaths.add(p);
@@ -616,6 +643,7 @@ function validateProjectedVolumeSource(
       if (tokenPath === "") errs.push(required(`${path}.path`));
       else if (!ctx.opts.AllowNonLocalProjectedTokenPath)
         errs.push(...validateLocalNonReservedPath(tokenPath, `${path}.path`));
+      errs.push(...validateUserField(token.user, `${projPath}.user`));
     }
     const bundle = ptr(source.clusterTrustBundle);
     if (bundle) {
@@ -670,6 +698,7 @@ function validateClusterTrustBundleProjection(bundle: JsonObject, projPath: stri
     );
   } else errs.push(required(projPath, "either name or signerName must be specified"));
   if (str(bundle.path) === "") errs.push(required(`${projPath}.path`));
+  errs.push(...validateUserField(bundle.user, `${projPath}.user`));
   errs.push(...validateLocalNonReservedPath(str(bundle.path), `${projPath}.path`));
   return errs;
 }
