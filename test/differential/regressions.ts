@@ -161,6 +161,15 @@ export const acceptedBodies: readonly RegressionBody[] = [
     ),
   },
   {
+    // ParseNormalizedNamed refuses the path library/<255 x>, so the tag is "", not "latest".
+    name: "imagePullPolicy of a 255-character image name: IfNotPresent",
+    text: pod("long-image", `    image: ${"x".repeat(255)}\n`),
+  },
+  {
+    name: "imagePullPolicy of an image tagged latest with a short digest: IfNotPresent",
+    text: pod("short-digest", `    image: nginx:latest@sha256:${"a".repeat(32)}\n`),
+  },
+  {
     name: "a privileged container",
     text: pod(
       "privileged",
