@@ -170,6 +170,15 @@ export const acceptedBodies: readonly RegressionBody[] = [
     text: pod("short-digest", `    image: nginx:latest@sha256:${"a".repeat(32)}\n`),
   },
   {
+    // go-yaml v2 reads plain integers with Go's strconv.ParseInt(s, 0, 64): 0o644 is 420.
+    name: "defaultMode: 0o644, and 0X1A4 and 0_o644 (YAML, Go's integer prefixes)",
+    text: pod(
+      "go-octal",
+      "    image: nginx:1.27\n",
+      "  volumes:\n  - {name: a, downwardAPI: {defaultMode: 0o644}}\n  - {name: b, downwardAPI: {defaultMode: 0X1A4}}\n  - {name: c, downwardAPI: {defaultMode: 0_o644}}\n",
+    ),
+  },
+  {
     name: "a privileged container",
     text: pod(
       "privileged",

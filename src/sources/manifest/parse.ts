@@ -41,17 +41,46 @@ const goBinary: ScalarTag = {
 };
 const lenientUtf8 = new TextDecoder("utf-8");
 
+const goPrefixedRadix: Record<string, number> = { x: 16, o: 8, b: 2 };
+const goDigits: Record<number, RegExp> = { 16: /^[0-9a-fA-F]+$/, 8: /^[0-7]+$/, 2: /^[01]+$/ };
+
+/**
+ * go-yaml v2's resolve reads a plain scalar that starts with a digit or a sign as an integer
+ * with Go's strconv.ParseInt(s, 0, 64) once every "_" is removed: any base prefix Go knows,
+ * either case (0x, 0X, 0o, 0O, 0b, 0B), underscores anywhere, so `0o644` is 420 (YAML 1.1
+ * has no 0o, and the yaml package left it a string); beyond int64, ParseUint; otherwise the
+ * scalar stays a string (no float has a base prefix).
+ */
+const goPrefixedInt: ScalarTag = {
+  tag: "tag:yaml.org,2002:int",
+  default: true,
+  identify: () => false,
+  // A sign or "0" first (anything else is no number to go-yaml), then Go's prefix.
+  test: /^(?:[-+]_*)?0_*[xXoObB][0-9a-zA-Z_]*$/,
+  resolve(text) {
+    const match = /^([-+]?)0([xXoObB])(.*)$/.exec(text.replace(/_/g, "")) ?? [];
+    const [, sign, prefix, digits] = match as unknown as [string, string, string, string];
+    const radix = goPrefixedRadix[prefix.toLowerCase()] as number;
+    if (!(goDigits[radix] as RegExp).test(digits)) return text;
+    const magnitude = BigInt(`0${prefix.toLowerCase()}${digits}`);
+    const value = sign === "-" ? -magnitude : magnitude;
+    const fitsInt64 = value >= -(1n << 63n) && value < 1n << 63n;
+    const fitsUint64 = sign === "" && value < 1n << 64n;
+    return fitsInt64 || fitsUint64 ? Number(value) : text;
+  },
+};
+
 /**
  * go-yaml v2 resolves YAML 1.1 booleans (yes/on) and octals (0644, common in `defaultMode`),
  * but keeps timestamps as strings, knows no sexagesimal numbers, and reads !!binary as a
- * string: drop those two tags, replace the third.
+ * string: drop those two tags, replace the third; and its integers are Go's (goPrefixedInt).
  */
 function goYamlTags(tags: Tags): Tags {
   const kept = tags.filter((tag) => {
     const t = tag as { tag: string; format?: string };
     return t.tag !== "tag:yaml.org,2002:timestamp" && t.format !== "TIME" && t.tag !== goBinary.tag;
   });
-  return [...kept, goBinary];
+  return [goPrefixedInt, ...kept, goBinary];
 }
 
 /**
