@@ -179,6 +179,16 @@ export const acceptedBodies: readonly RegressionBody[] = [
     ),
   },
   {
+    // Refused here before: from 1.35 the kubelet merges matchLabelKeys into the selector.
+    name: "a topology spread matchLabelKeys key also in the selector's matchLabels (1.35+)",
+    text: pod(
+      "match-label-keys",
+      "    image: nginx:1.27\n",
+      "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a}}, matchLabelKeys: [app]}\n",
+    ),
+    minors: ["1.37"],
+  },
+  {
     name: "a privileged container",
     text: pod(
       "privileged",

@@ -21,6 +21,7 @@ export interface PodValidationOptions {
   PodLevelResourcesEnabled: boolean;
   AllowSidecarResizePolicy: boolean;
   AllowMatchLabelKeysInPodTopologySpread: boolean;
+  AllowMatchLabelKeysInPodTopologySpreadSelectorMerge: boolean;
   AllowContainerRestartPolicyRules: boolean;
   AllowRestartAllContainers: boolean;
   AllowEnvFilesValidation: boolean;
@@ -54,6 +55,7 @@ const none: PodValidationOptions = {
   PodLevelResourcesEnabled: false,
   AllowSidecarResizePolicy: false,
   AllowMatchLabelKeysInPodTopologySpread: false,
+  AllowMatchLabelKeysInPodTopologySpreadSelectorMerge: false,
   AllowContainerRestartPolicyRules: false,
   AllowRestartAllContainers: false,
   AllowEnvFilesValidation: false,
@@ -74,6 +76,8 @@ function gatedOptions(minor: number): PodValidationOptions {
     PodLevelResourcesEnabled: true,
     AllowSidecarResizePolicy: true,
     AllowMatchLabelKeysInPodTopologySpread: true,
+    // MatchLabelKeysInPodTopologySpreadSelectorMerge: beta and on from 1.34 to 1.37.
+    AllowMatchLabelKeysInPodTopologySpreadSelectorMerge: true,
     AllowContainerRestartPolicyRules: true,
     AllowEnvFilesValidation: true,
     AllowRelaxedEnvironmentVariableValidation: true,

@@ -391,7 +391,12 @@ export function validateTopologySpreadConstraints(
         errs.push(notSupported(`${at}.${field}`, str(c[field]), nodeInclusionPolicies));
     const matchLabelKeys = strings(c.matchLabelKeys);
     const selector = ptr(c.labelSelector);
-    if (matchLabelKeys.length > 0) {
+    // From 1.35 the kubelet passes MatchLabelKeysInPodTopologySpreadSelectorMerge (beta, on):
+    // a key may be in both matchLabelKeys and the selector's matchLabels (the keys are merged
+    // into the selector); only a selector that already repeats such a key is refused.
+    if (ctx.opts.AllowMatchLabelKeysInPodTopologySpreadSelectorMerge)
+      errs.push(...validateMatchLabelKeysAndMismatchLabelKeys(at, matchLabelKeys, [], selector));
+    else if (matchLabelKeys.length > 0) {
       const selectorKeys = new Set<string>();
       if (selector) {
         for (const [k] of entries(selector.matchLabels)) selectorKeys.add(k);
