@@ -47,6 +47,16 @@ export const refusedBodies: readonly RegressionBody[] = [
     name: "image ' nginx:1.27' with a leading space",
     text: pod("leading-space-image", "    image: ' nginx:1.27'\n"),
   },
+  {
+    // Up to 1.33 an ephemeral volume is allowed in a static pod, and its claim template is
+    // validated (ValidatePersistentVolumeClaimTemplate); from 1.34 any is refused.
+    name: "an ephemeral volume's claim template without access modes or storage",
+    text: pod(
+      "claim-template",
+      "    image: nginx:1.27\n",
+      "  volumes:\n  - name: scratch\n    ephemeral:\n      volumeClaimTemplate:\n        metadata: {name: x}\n        spec: {}\n",
+    ),
+  },
   // Rules 1.33-1.37 added for fields a static pod can set, once declared "unported" for 1.37.
   {
     name: "hostnameOverride that is not a DNS subdomain (1.34+)",
@@ -187,6 +197,15 @@ export const acceptedBodies: readonly RegressionBody[] = [
       "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a}}, matchLabelKeys: [app]}\n",
     ),
     minors: ["1.37"],
+  },
+  {
+    name: "an ephemeral volume with a valid claim template (up to 1.33)",
+    text: pod(
+      "claim-template-ok",
+      "    image: nginx:1.27\n",
+      "  volumes:\n  - name: scratch\n    ephemeral:\n      volumeClaimTemplate:\n        spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n",
+    ),
+    minors: ["1.32"],
   },
   {
     name: "a privileged container",

@@ -16,6 +16,7 @@ import {
   required,
   tooLong,
 } from "./field.js";
+import { validateClaimTemplate } from "./validation_claim_template.js";
 import {
   downwardAPIHugePagesPrefixes,
   validateContainerResourceFieldSelector,
@@ -55,10 +56,12 @@ export function validateVolumes(
   if (podName !== "")
     for (const vol of items) if (ptr(vol.ephemeral)) createdPVCs.add(`${podName}-${str(vol.name)}`);
   const vols: VolumeMap = new Map();
+  // The volumes as decoded, where a rule tells an empty list from a nil one.
+  const decoded = objects(ptr(ctx.decoded?.spec)?.volumes);
   items.forEach((vol, i) => {
     const at = `${path}[${i}]`;
     const name = str(vol.name);
-    const el = validateVolumeSource(vol, at, name, podName, ctx);
+    const el = validateVolumeSource(vol, at, name, podName, ctx, decoded[i] ?? vol);
     if (name.length === 0) el.push(required(`${at}.name`));
     else el.push(...validateDNS1123Label(name, `${at}.name`));
     if (allNames.has(name)) el.push(duplicate(`${at}.name`, name));
@@ -85,6 +88,8 @@ type SourceValidator = (
   volName: string,
   podName: string,
   ctx: ValidationContext,
+  /** The same source as decoded. */
+  decoded: JsonObject,
 ) => ErrorList;
 
 /**
@@ -136,7 +141,7 @@ const sources: [string, string | null, SourceValidator][] = [
     (s, p) => requiredFields(s, `${p}.scaleIO`, ["gateway", "system", "volumeName"]),
   ],
   ["csi", null, (s, p, _v, _n, ctx) => validateCSIVolumeSource(s, `${p}.csi`, ctx)],
-  ["ephemeral", null, (s, p, v, n) => validateEphemeralVolumeSource(s, p, v, n)],
+  ["ephemeral", null, (s, p, v, n, ctx, d) => validateEphemeralVolumeSource(s, p, v, n, ctx, d)],
   ["image", null, (s, p, _v, _n, ctx) => validateImageVolumeSource(s, `${p}.image`, ctx)],
 ];
 
@@ -146,6 +151,7 @@ function validateVolumeSource(
   volName: string,
   podName: string,
   ctx: ValidationContext,
+  decodedVolume: JsonObject,
 ): ErrorList {
   let numVolumes = 0;
   const errs: ErrorList = [];
@@ -159,7 +165,9 @@ function validateVolumeSource(
       );
     } else {
       numVolumes++;
-      errs.push(...validate(source, path, volName, podName, ctx));
+      errs.push(
+        ...validate(source, path, volName, podName, ctx, ptr(decodedVolume[field]) ?? source),
+      );
     }
     // The initiator name check of iscsi runs whether or not it was the first source.
     if (field === "iscsi" && source.initiatorName !== undefined && source.initiatorName !== null) {
@@ -509,10 +517,22 @@ function validateEphemeralVolumeSource(
   volPath: string,
   volName: string,
   podName: string,
+  ctx: ValidationContext,
+  decoded: JsonObject,
 ): ErrorList {
   const path = `${volPath}.ephemeral`;
   const errs: ErrorList = [];
-  if (!ptr(ephemeral.volumeClaimTemplate)) errs.push(required(`${path}.volumeClaimTemplate`));
+  const template = ptr(ephemeral.volumeClaimTemplate);
+  if (!template) errs.push(required(`${path}.volumeClaimTemplate`));
+  else
+    errs.push(
+      ...validateClaimTemplate(
+        template,
+        ptr(ptr(decoded.volumeClaimTemplate)?.metadata) ?? {},
+        `${path}.volumeClaimTemplate`,
+        ctx,
+      ),
+    );
   if (podName !== "" && volName !== "") {
     const pvcName = `${podName}-${volName}`;
     for (const msg of nameIsDNSSubdomain(pvcName, false))
