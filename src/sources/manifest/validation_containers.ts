@@ -9,6 +9,7 @@ import {
   type ErrorList,
   forbidden,
   goJSON,
+  goQuote,
   goTrimSpace,
   invalid,
   isValidPortName,
@@ -717,13 +718,13 @@ const stopSignalsLinux = [
 const stopSignalsWindows = ["SIGKILL", "SIGTERM"];
 
 /**
- * validateStopSignal (1.33+): needs spec.os; the value is a *core.Signal, which Go prints as
- * JSON from 1.34 and as a pointer address (%#v) in 1.33, where this copy prints a placeholder.
+ * validateStopSignal (1.33+): needs spec.os; the value is a *core.Signal, which ErrorBody
+ * prints as JSON from 1.34 and, in 1.33, dereferenced with %#v: a quoted string either way.
  */
 function validateStopSignal(signal: string, path: string, pod: PodScope): ErrorList {
   const os = pod.os;
   if (!os) return [forbidden(path, "may not be set for containers with empty `spec.os.name`")];
-  const value = { go: pod.ctx.minor >= 34 ? goJSON(signal) : "(*core.Signal)(<pointer>)" };
+  const value = { go: pod.ctx.minor >= 34 ? goJSON(signal) : goQuote(signal) };
   const name = str(os.name);
   if (name === "windows" && !stopSignalsWindows.includes(signal))
     return [notSupported(path, value, stopSignalsWindows)];
