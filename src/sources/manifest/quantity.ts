@@ -46,6 +46,11 @@ const pow10 = (n: number): bigint => 10n ** BigInt(n);
 /** Go's int32(x) of an int64: wraps. */
 const int32 = (x: bigint): number => Number(BigInt.asIntN(32, x));
 
+/** Bounds of Quantity.parse's cache: 4,096 spellings of at most 32 characters. */
+const maxCachedQuantities = 4096;
+const maxCachedSpelling = 32;
+const parsedQuantities = new Map<string, Quantity>();
+
 export class Quantity {
   /** The value is unscaled * 10^exp, exactly. */
   private cached: string;
@@ -86,8 +91,24 @@ export class Quantity {
     return `resource.Quantity{i:resource.int64Amount{value:${this.unscaled}, scale:${this.exp}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(this.s)}, Format:"${this.format}"}`;
   }
 
-  /** resource.ParseQuantity; throws QuantityError with upstream's message. */
+  /**
+   * resource.ParseQuantity; throws QuantityError with upstream's message. A Quantity is
+   * immutable (its lazily cached spelling is a function of its value), so the few spellings a
+   * node's pods use ("100m", "128Mi") are parsed once: a bounded cache of short spellings,
+   * emptied when full. Refusals are not cached.
+   */
   static parse(str: string): Quantity {
+    if (str.length > maxCachedSpelling) return Quantity.parseUncached(str);
+    let parsed = parsedQuantities.get(str);
+    if (parsed === undefined) {
+      parsed = Quantity.parseUncached(str);
+      if (parsedQuantities.size >= maxCachedQuantities) parsedQuantities.clear();
+      parsedQuantities.set(str, parsed);
+    }
+    return parsed;
+  }
+
+  private static parseUncached(str: string): Quantity {
     if (str.length === 0) throw new QuantityError(ErrFormatWrong);
     if (str === "0") return new Quantity(0n, 0, "DecimalSI", str);
     const { positive, value, num, denom, suffix } = parseQuantityString(str);

@@ -114,13 +114,18 @@ export function resourceNameValue(name: string, ctx: ValidationContext): BadValu
   return { go: ctx.minor >= 34 ? goJSON(name) : name };
 }
 
-/** validateResourceName. */
+/** validateResourceName. The bad value is spelled only for an error (the common case has none). */
 function validateResourceName(name: string, path: string, ctx: ValidationContext): ErrorList {
-  const value = resourceNameValue(name, ctx);
-  const errs = isQualifiedName(name).map((msg) => invalid(path, value, msg));
-  if (errs.length > 0) return errs;
+  const msgs = isQualifiedName(name);
+  if (msgs.length > 0) return msgs.map((msg) => invalid(path, resourceNameValue(name, ctx), msg));
   if (!name.includes("/") && !isStandardResourceName(name))
-    return [invalid(path, value, "must be a standard resource type or fully qualified")];
+    return [
+      invalid(
+        path,
+        resourceNameValue(name, ctx),
+        "must be a standard resource type or fully qualified",
+      ),
+    ];
   return [];
 }
 
@@ -131,12 +136,17 @@ export function validateContainerResourceName(
   ctx: ValidationContext,
 ): ErrorList {
   const errs = validateResourceName(name, path, ctx);
-  const value = resourceNameValue(name, ctx);
   if (!name.includes("/")) {
     if (!isStandardContainerResourceName(name))
-      return [...errs, invalid(path, value, "must be a standard resource for containers")];
+      return [
+        ...errs,
+        invalid(path, resourceNameValue(name, ctx), "must be a standard resource for containers"),
+      ];
   } else if (!isNativeResource(name) && !isExtendedResourceName(name))
-    return [...errs, invalid(path, value, "doesn't follow extended resource name standard")];
+    return [
+      ...errs,
+      invalid(path, resourceNameValue(name, ctx), "doesn't follow extended resource name standard"),
+    ];
   return errs;
 }
 
