@@ -8,6 +8,7 @@ import { ReferenceSyncHandler } from "../../src/core/reference_handler.js";
 import { SourcesReady } from "../../src/core/sources_ready.js";
 import { SyncLoop } from "../../src/core/sync_loop.js";
 import type { Pod, PodOperation, PodUpdate, SyncHandler } from "../../src/core/types.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 import { createValidPod } from "../support/pods.js";
 
 type Call = [method: string, pods: number];
@@ -52,7 +53,11 @@ function runLoop(t: TestContext, loop: SyncLoop): Promise<void> {
   return loop.run(controller.signal);
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+async function until(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = LivenessBoundMs,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

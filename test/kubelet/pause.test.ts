@@ -8,10 +8,11 @@ import { ReferenceSyncHandler } from "../../src/core/reference_handler.js";
 import { SourcesReady } from "../../src/core/sources_ready.js";
 import { SyncLoop } from "../../src/core/sync_loop.js";
 import { PauseGate } from "../../src/kubelet/pause_gate.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 import { createValidPod } from "../support/pods.js";
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + LivenessBoundMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));

@@ -10,12 +10,13 @@ import { type Exporter, startExporter } from "../../src/app.js";
 import { resolveConfig } from "../../src/cli/config.js";
 import type { Logger } from "../../src/core/deps.js";
 import { silentLogger } from "../../src/core/deps.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 
 /** Polls `probe` until it returns a value other than undefined; fails after `timeoutMs`. */
 export async function eventually<T>(
   probe: () => Promise<T | undefined>,
   what: string,
-  timeoutMs = 10_000,
+  timeoutMs = LivenessBoundMs,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

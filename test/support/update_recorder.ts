@@ -2,6 +2,7 @@
 // that keeps its lines, and a deadline-bounded wait for a condition.
 import type { LogFields, Logger } from "../../src/core/deps.js";
 import type { PodUpdate, SourceChannel } from "../../src/core/types.js";
+import { LivenessBoundMs } from "./liveness.js";
 
 /** Records every update; also checks that a source never has two sends in flight. */
 export class UpdateRecorder implements SourceChannel {
@@ -57,7 +58,7 @@ export class RecordingLogger implements Logger {
 export async function waitFor(
   condition: () => boolean,
   what: string,
-  timeoutMs = 5000,
+  timeoutMs = LivenessBoundMs,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
