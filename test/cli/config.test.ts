@@ -1,5 +1,6 @@
 // Flags, environment and --kubelet-config -> ExporterConfig: both flag syntaxes, precedence,
 // defaults, and a one-line UsageError naming the flag for every bad value.
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -9,6 +10,7 @@ import { describe, test } from "node:test";
 import { type ExporterConfig, resolveConfig } from "../../src/cli/config.js";
 import { envName, flagSpecs, UsageError } from "../../src/cli/flags.js";
 import { usage } from "../../src/cli/usage.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 
 async function config(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterConfig> {
   const command = await resolveConfig(argv, env, "Node-A");
@@ -325,7 +327,7 @@ describe("resolveConfig", () => {
   });
 
   test("a FIFO as --kubeconfig is refused at once, naming the flag", {
-    timeout: 20_000,
+    timeout: LivenessBoundMs,
   }, async (t) => {
     const fifo = join(await tempDir(t), "fifo");
     execFileSync("mkfifo", [fifo]);

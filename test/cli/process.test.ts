@@ -51,19 +51,15 @@ function start(args: string[], env = cleanEnv(), nodeArgs: string[] = []): Start
 
 /** The URL in the "Listening" log line; fails at once if the process exits before it. */
 function listeningURL(child: Started): Promise<string> {
-  return eventually(
-    async () => {
-      if (child.exitCode !== null)
-        throw new Error(`exited ${child.exitCode}: ${child.output.stderr}`);
-      return child.output.stderr
-        .split("\n")
-        .filter((line) => line.startsWith("{"))
-        .map((line) => JSON.parse(line) as { msg: string; url?: string })
-        .find((record) => record.msg === "Listening")?.url;
-    },
-    "the Listening log line",
-    60_000,
-  );
+  return eventually(async () => {
+    if (child.exitCode !== null)
+      throw new Error(`exited ${child.exitCode}: ${child.output.stderr}`);
+    return child.output.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { msg: string; url?: string })
+      .find((record) => record.msg === "Listening")?.url;
+  }, "the Listening log line");
 }
 
 /** Waits until the started command answers /readyz with 200; `exited` resolves when it exits. */

@@ -2,6 +2,7 @@
 // (issue #12 items 5 and 8): no source, a telemetry path that is a pattern or another route in
 // another spelling, a duration no timer can hold, headers fetch would refuse, a kubeconfig
 // whose http:// server every request would be refused for, a --kubelet-config that is no file.
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { describe, type TestContext, test } from "node:test";
 import { type ExporterConfig, resolveConfig } from "../../src/cli/config.js";
 import { flagSpecs, UsageError } from "../../src/cli/flags.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 
 const source = "--pod-manifest-path=/etc/kubernetes/manifests";
 
@@ -183,7 +185,7 @@ describe("configuration that cannot work", () => {
   });
 
   test("a --kubelet-config that is a FIFO or a directory is refused without opening it", {
-    timeout: 20_000,
+    timeout: LivenessBoundMs,
   }, async (t) => {
     const dir = await tempDir(t);
     const fifo = join(dir, "config.yaml");

@@ -1,6 +1,7 @@
 // fetchKubeletMetrics against a real TLS server: the kubelet's CA bundle verifies it, another CA
 // does not, skipping verification takes the explicit option; the token is read on every poll;
 // 401, 403, other statuses, a hung kubelet and an oversized body are errors with their reason.
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -13,6 +14,7 @@ import {
   KubeletPollError,
 } from "../../src/kubelet/fetch.js";
 import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 
 let pki: TestPKI;
 let kubelet: FakeKubelet;
@@ -146,7 +148,7 @@ describe("fetchKubeletMetrics", () => {
   });
 
   test("a FIFO as the token or CA file is a credentials error at once, never a wait for a writer", {
-    timeout: 20_000,
+    timeout: LivenessBoundMs,
   }, async () => {
     const fifo = join(pki.dir, "fifo");
     execFileSync("mkfifo", [fifo]);

@@ -102,7 +102,6 @@ async function alertmanager(t: TestContext, webhookURL: string): Promise<string>
   await eventually(
     async () => ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok ? true : undefined),
     `alertmanager to be ready\n${log}`,
-    30_000,
   );
   return url;
 }
@@ -119,7 +118,7 @@ async function post(url: string, alerts: Labels[]): Promise<void> {
 
 /** Waits for the first notification, then as long again as the groups need to flush. */
 async function notifications(received: Notification[]): Promise<Notification[]> {
-  await eventually(async () => (received.length > 0 ? true : undefined), "a notification", 30_000);
+  await eventually(async () => (received.length > 0 ? true : undefined), "a notification");
   await sleep(3 * GROUP_WAIT_MS);
   return received;
 }

@@ -3,6 +3,7 @@
 // alert goes pending (or fires) when the fake kubelet shows its incident, and clears when it
 // ends: the cross-check failing (403), PLEG stale, the runtime down, a kubelet restart that does
 // not housekeep (with the copy ready: the disagreement), and an orphaned mirror pod.
+
 import assert from "node:assert/strict";
 import { mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 import { mirrorPod } from "../support/pods.js";
 import { freePort, Prometheus } from "./prometheus.js";
 
@@ -64,7 +66,7 @@ describe("a real Prometheus with the kubelet alerts", () => {
       return alerts.length > 0 ? alerts : undefined;
     };
     const cleared = async (name: string) => ((await active(name)) ? undefined : true);
-    const timeout = 60_000;
+    const timeout = LivenessBoundMs;
     const kubeletAlerts = [
       "PodConfigKubeletCrossCheckFailing",
       "PodConfigKubeletHousekeepingNotRunning",

@@ -81,7 +81,6 @@ export class Prometheus {
       async () =>
         (await fetch(`${prometheus.url}/-/ready`).catch(() => undefined))?.ok ? true : undefined,
       "prometheus to be ready",
-      30_000,
     );
     return prometheus;
   }

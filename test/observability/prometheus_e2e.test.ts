@@ -54,7 +54,7 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
 
     const httpNotReady = async () =>
       (await prometheus.alerts("PodConfigSourceNotReady")).find((a) => a.labels.source === "http");
-    const pending = await eventually(httpNotReady, "PodConfigSourceNotReady{source=http}", 30_000);
+    const pending = await eventually(httpNotReady, "PodConfigSourceNotReady{source=http}");
     assert.equal(pending.state, "pending");
     assert.equal(pending.labels.severity, "warning");
     assert.equal(
@@ -76,13 +76,8 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
       async () =>
         (await prometheus.query("podconfig_sources_ready == 1")).length === 1 ? true : undefined,
       "podconfig_sources_ready to become 1 in Prometheus",
-      30_000,
     );
-    await eventually(
-      async () => ((await httpNotReady()) ? undefined : true),
-      "the alert to clear",
-      30_000,
-    );
+    await eventually(async () => ((await httpNotReady()) ? undefined : true), "the alert to clear");
 
     // A restart on the same address, for the restart and time-to-ready-across-restarts panels.
     await exporter.stop();
@@ -93,7 +88,6 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
       await eventually(
         async () => ((await prometheus.query(expr)).length > 0 ? true : undefined),
         `data for ${dashboard} / ${panel} / ${refId}: ${expr}\n${prometheus.log()}`,
-        30_000,
       );
     }
   });

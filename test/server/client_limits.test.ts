@@ -1,11 +1,13 @@
 // Slow, idle and too many clients (issue #12 item 4): a client that never finishes its request
 // headers, one that keeps an idle connection, and one over the connection cap are all cut off,
 // while a well-behaved client is served. Short limits here; the defaults are in server.ts.
+
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { describe, type TestContext, test } from "node:test";
 import { listen } from "../../src/server/server.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 
 async function serve(t: TestContext, limits: Parameters<typeof listen>[2]) {
   const server = await listen(
@@ -29,7 +31,7 @@ async function open(port: number): Promise<Socket & { received: string }> {
 
 const closed = (socket: Socket) => once(socket, "close");
 
-describe("client limits", { timeout: 30_000 }, () => {
+describe("client limits", { timeout: LivenessBoundMs }, () => {
   test("a client that never finishes its headers (slowloris) is cut off", async (t) => {
     const port = await serve(t, { limits: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
     const slow = await open(port);

@@ -1,6 +1,7 @@
 // --web.config.file against the real exporter: TLS with certificates openssl makes now, client
 // certificates (mTLS, allowed SANs), basic auth with a bcrypt hash, response headers, and
 // changes to the certificate, the users and the file itself taking effect without a restart.
+
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -16,6 +17,7 @@ import { silentLogger } from "../../src/core/deps.js";
 import { listen } from "../../src/server/server.js";
 import { WebConfigFile } from "../../src/server/web_config_file.js";
 import { type Pair, selfSigned, signed } from "../support/certs.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 import { eventually, exporterFromFlags, manifestDir } from "./helpers.js";
 
 interface Answer {
@@ -44,7 +46,7 @@ function get(url: string, client: Client = {}): Promise<Answer> {
         key: client.cert?.key,
         agent: false,
         auth: client.user?.join(":"),
-        timeout: 10_000,
+        timeout: LivenessBoundMs,
       },
       (response) => {
         let body = "";

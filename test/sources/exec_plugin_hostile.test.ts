@@ -1,6 +1,7 @@
 // Exec credential plugins that would hang client-go: one that ignores SIGTERM and never answers,
 // one that exits while a process it started still holds its stdout, one that floods stderr.
 // Each run ends, and nothing the plugin started outlives it.
+
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -10,6 +11,7 @@ import { test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
 import { ExecCredentialPlugin } from "../../src/sources/api/exec_credential.js";
 import type { ExecConfig } from "../../src/sources/api/kubeconfig_file.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 import { waitFor } from "../support/update_recorder.js";
 
 const apiVersion = "client.authentication.k8s.io/v1";
@@ -62,7 +64,7 @@ async function orphanPid(dir: string): Promise<number> {
 }
 
 test("a plugin that ignores SIGTERM and never answers is killed with its group at the deadline", {
-  timeout: 30_000,
+  timeout: LivenessBoundMs,
 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "exec-hang-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
@@ -70,14 +72,16 @@ test("a plugin that ignores SIGTERM and never answers is killed with its group a
     dir,
     `process.on("SIGTERM", () => {}); orphan(); setInterval(() => {}, 1000);`,
   );
-  const run = new ExecCredentialPlugin(exec, cluster, systemClock, 1500).credentials();
+  // The deadline leaves the plugin (a Node script) time to start and spawn its child on a busy
+  // machine: killed before that, it would leave no child to check.
+  const run = new ExecCredentialPlugin(exec, cluster, systemClock, 10_000).credentials();
   const pid = await orphanPid(dir);
-  await assert.rejects(run, /did not answer within 1500 ms and was killed with its process group/);
+  await assert.rejects(run, /did not answer within 10000 ms and was killed with its process group/);
   await waitFor(() => !alive(pid), "the plugin's child killed too");
 });
 
 test("a plugin that exits while a child holds its stdout: its answer is used, the child killed", {
-  timeout: 30_000,
+  timeout: LivenessBoundMs,
 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "exec-orphan-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
@@ -93,7 +97,9 @@ test("a plugin that exits while a child holds its stdout: its answer is used, th
   await waitFor(() => !alive(pid), "the child holding stdout killed");
 });
 
-test("a plugin's stderr is passed through up to its bound", { timeout: 30_000 }, async (t) => {
+test("a plugin's stderr is passed through up to its bound", {
+  timeout: LivenessBoundMs,
+}, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "exec-stderr-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const exec = await plugin(

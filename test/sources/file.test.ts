@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
 import { FileSource, type FileSourceOptions } from "../../src/sources/file/file.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
 
 const podYaml = (name: string, image = "busybox") =>
@@ -265,7 +266,7 @@ describe("file source", () => {
     await mkdir(path);
     // What the directory holds is read at the next relist (an hour away); files written once
     // the watch is there arrive as events. Keep writing until one does.
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + LivenessBoundMs;
     for (let i = 0; !recorder.lastNames()?.length; i++) {
       assert.ok(Date.now() < deadline, "no pod arrived through a watch on the new directory");
       await writeFile(join(path, `p${i}.yaml`), podYaml(`p${i}`));

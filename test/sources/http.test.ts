@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
 import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.js";
 import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
+import { LivenessBoundMs } from "../support/liveness.js";
 import { manifestPodJson as podJson } from "../support/pods.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
 
@@ -306,9 +307,10 @@ describe("http source", () => {
     );
   });
 
-  // The timeout makes a stop() that waits for the 10 s client timeout fail the test.
+  // A stop() that waited for the request's timeout (an hour here) would fail the test at its
+  // liveness bound, however long the polls take on a busy machine.
   test("start polls every period until stopped; stop aborts a request in flight", {
-    timeout: 5000,
+    timeout: LivenessBoundMs,
   }, async () => {
     let n = 0;
     handler = (_req, res) => {
@@ -316,7 +318,7 @@ describe("http source", () => {
       if (n <= 2) res.end(podJson(`pod${n}`));
       // The third request is never answered: stop() must not wait for the 10 s timeout.
     };
-    const s = create({ httpCheckFrequencyMs: 20 });
+    const s = create({ httpCheckFrequencyMs: 20, timeoutMs: 3_600_000 });
     s.start();
     await waitFor(
       () => recorder.updates.length === 2 && requests.length === 3,
