@@ -2,8 +2,9 @@
 // with `go mod tidy`. Usage: tsx scripts/real-node/generate-module.ts 1.37.2
 // The committed go.mod and go.sum are its output; rerun it only to move a pin.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { upstreamGoMod } from "../upstream_gomod.js";
 import { moduleDir } from "./versions.js";
 import { wrapperGoMod } from "./wrapper_gomod.js";
 
@@ -12,11 +13,6 @@ if (version === undefined || !/^1\.\d+\.\d+$/.test(version)) {
   console.error("usage: generate-module.ts <kubernetes release, e.g. 1.37.2>");
   process.exit(2);
 }
-const download = JSON.parse(
-  execFileSync("go", ["mod", "download", "-json", `k8s.io/kubernetes@v${version}`], {
-    encoding: "utf8",
-  }),
-) as { GoMod: string };
 const dir = moduleDir(version);
 const minor = version.split(".")[1];
 writeFileSync(
@@ -24,7 +20,7 @@ writeFileSync(
   wrapperGoMod({
     module: `github.com/podconfig-exporter/realnode/v1.${minor}`,
     kubernetesVersion: version,
-    upstreamGoMod: readFileSync(download.GoMod, "utf8"),
+    upstreamGoMod: upstreamGoMod(version),
   }),
 );
 execFileSync("go", ["mod", "tidy"], { cwd: dir, stdio: "inherit" });
