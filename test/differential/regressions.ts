@@ -139,6 +139,15 @@ export const refusedBodies: readonly RegressionBody[] = [
     ),
     minors: ["1.37"],
   },
+  {
+    name: "an image volume mounted with a subPathExpr (1.32)",
+    text: pod(
+      "image-subpath",
+      "    image: nginx:1.27\n    volumeMounts:\n    - {name: v, mountPath: /x, subPathExpr: sub/gamma}\n",
+      "  volumes:\n  - {name: v, image: {reference: busybox, pullPolicy: IfNotPresent}}\n",
+    ),
+    minors: ["1.32"],
+  },
 ];
 
 // Manifests the kubelet accepts where an oracle once refused them: the oracle must run the
@@ -213,5 +222,16 @@ export const acceptedBodies: readonly RegressionBody[] = [
       "privileged",
       "    image: nginx:1.27\n    securityContext:\n      privileged: true\n",
     ),
+  },
+  {
+    // From 1.33 ValidateVolumeMounts no longer refuses a subPath on an image volume (the oracle
+    // campaign of 1.33 found this copy refusing it).
+    name: "an image volume mounted with a subPathExpr (1.33+)",
+    text: pod(
+      "image-subpath",
+      "    image: nginx:1.27\n    volumeMounts:\n    - {name: v, mountPath: /x, subPathExpr: sub/gamma}\n",
+      "  volumes:\n  - {name: v, image: {reference: busybox, pullPolicy: IfNotPresent}}\n",
+    ),
+    minors: ["1.33", "1.34", "1.35", "1.36", "1.37"],
   },
 ];

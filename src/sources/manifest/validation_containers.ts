@@ -411,7 +411,8 @@ function validateVolumeMounts(
     const subPath = str(mnt.subPath);
     const subPathExpr = str(mnt.subPathExpr);
     const volume = volumes.get(name);
-    if (volume && ptr(volume.image)) {
+    // 1.32 only: from 1.33 an image volume may be mounted with a subPath (the check is gone).
+    if (ctx.minor <= 32 && volume && ptr(volume.image)) {
       if (subPath.length !== 0)
         errs.push(invalid(`${at}.subPath`, subPath, "not allowed in image volume sources"));
       if (subPathExpr.length !== 0)
