@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
+import type { PodUpdate } from "../../src/core/types.js";
 import { FileSource, type FileSourceOptions } from "../../src/sources/file/file.js";
 import { LivenessBoundMs } from "../support/liveness.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
@@ -160,6 +161,33 @@ describe("file source", () => {
     assert.match(s.health.lastError?.message ?? "", /b\.yaml: couldn't parse as pod/);
     assert.notEqual(s.health.lastSuccessAt, null);
     assert.ok(logger.lines.some((l) => l.level === "error" && /b\.yaml/.test(l.message)));
+  });
+
+  test("a relist reuses an unchanged file's decode (same pod, same error); a changed file is decoded again", async () => {
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha"));
+    await writeFile(join(dir, "b.yaml"), "apiVersion: v1\nkind: [Pod\n");
+    // The pods as sent, not copies: a decode makes a new object off the decoding thread.
+    const sent: PodUpdate[] = [];
+    const s = create({ channel: { send: async (update) => void sent.push(update) } });
+    const lastPod = () => sent.at(-1)?.pods[0];
+    await s.syncOnce();
+    const first = lastPod();
+    await s.syncOnce();
+    assert.equal(lastPod(), first);
+    // The broken file still fails every relist, with the same error, as the kubelet's does.
+    assert.equal(s.health.errors.get("decode"), 2);
+    assert.match(s.health.lastError?.message ?? "", /b\.yaml: couldn't parse as pod/);
+    await writeFile(join(dir, "a.yaml"), podYaml("alpha", "nginx"));
+    await s.syncOnce();
+    assert.notEqual(lastPod(), first);
+    assert.equal((lastPod()?.spec?.containers as { image: string }[])[0]?.image, "nginx");
+    await writeFile(join(dir, "b.yaml"), podYaml("beta"));
+    await s.syncOnce();
+    assert.deepEqual(
+      sent.at(-1)?.pods.map((pod) => pod.metadata.name),
+      ["alpha-node-a", "beta-node-a"],
+    );
+    assert.equal(s.health.errors.get("decode"), 3, "b.yaml failed the first three relists");
   });
 
   test("a file nested deep enough to overflow the stack is skipped too; the others stay", async () => {

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
 import {
+  DecodeAbandonedError,
   decodeStaticPod,
   decodeStaticPods,
   ManifestDecoder,
@@ -137,6 +138,8 @@ describe("the decoding thread's bounds", () => {
         err.message,
         /couldn't decode \(decoding took longer than 0\.001 s of CPU time\)/,
       );
+      // The thread's failure, not the manifest's: the file source decodes such bytes again.
+      assert.ok(err instanceof DecodeAbandonedError);
     } finally {
       await decoder.close();
     }
@@ -161,6 +164,18 @@ describe("the decoding thread's bounds", () => {
     } finally {
       await decoder.close();
     }
+  });
+
+  test("the thread starts with the first decode and stops once idle; the next decode starts one", async () => {
+    const decoder = new ManifestDecoder({ idleMs: 50 });
+    assert.equal(decoder.threadRunning, false, "no thread before anything is decoded");
+    assert.equal((await decoder.decodeStaticPod(small, origin)).metadata.name, "web-node-a");
+    assert.equal(decoder.threadRunning, true);
+    while (decoder.threadRunning) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await decoder.decodeStaticPod(small, origin)).metadata.name, "web-node-a");
+    assert.equal(decoder.threadRunning, true);
+    await decoder.close();
+    assert.equal(decoder.threadRunning, false);
   });
 
   test("close fails what is queued", async () => {

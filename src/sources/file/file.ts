@@ -13,11 +13,12 @@ import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../.
 import type { KubeletMinor } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { type SourceErrorReason, SourceHealth } from "../health.js";
-import { decodeStaticPod } from "../manifest/decoder.js";
+import { DecodeAbandonedError, decodeStaticPod } from "../manifest/decoder.js";
 import { ManifestError } from "../manifest/error.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
 import { FsDeadline, StuckCallError } from "./deadline.js";
+import { DecodedFiles, type FileDecode } from "./decoded_files.js";
 import { globManifests } from "./glob.js";
 import { isNotExist, readManifestBytes } from "./manifest_file.js";
 import { StaticPodStore } from "./pod_store.js";
@@ -58,6 +59,7 @@ export class FileSource implements PodSource {
   private readonly stopping = new AbortController();
   private readonly fs: FsDeadline;
   private readonly store = new StaticPodStore((pods) => this.send(pods));
+  private readonly decoded = new DecodedFiles();
   private readonly watch: ManifestWatch;
   private relistTimer: NodeJS.Timeout | null = null;
   private started = false;
@@ -145,6 +147,7 @@ export class FileSource implements PodSource {
     }
     if (info.isDirectory()) return this.listDir();
     if (!info.isFile()) return this.fail("read", `path ${this.path} is not a directory or file`);
+    this.decoded.retain([this.path]);
     const pod = await this.extractFromFile(this.path, { listing: true });
     if (pod && (await this.store.replace([pod]))) this.health.recordSuccess();
   }
@@ -152,6 +155,7 @@ export class FileSource implements PodSource {
   /** An empty SET lets the source be marked as seen, as the kubelet does; the store is kept. */
   private async pathMissing(): Promise<void> {
     if (this.stopped) return;
+    this.decoded.retain([]);
     await this.send([]);
     this.fail("read", `path ${this.path} does not exist, ignoring`);
   }
@@ -169,6 +173,7 @@ export class FileSource implements PodSource {
         "read",
         `unable to list ${this.path}: ${errorMessage(listing.error)}; listed as the ${listing.paths.length} entries read before the error, as the kubelet does`,
       );
+    this.decoded.retain(listing.paths);
     const pods = await this.extractFromDir(listing.paths);
     if (this.stopped) return;
     // No pod at all: an empty SET straight to the channel, the store left as it is.
@@ -217,6 +222,18 @@ export class FileSource implements PodSource {
         this.fail("read", `can't process manifest file: ${path}: ${errorMessage(err)}`);
       return null;
     }
+    const outcome = this.decoded.get(path, data) ?? (await this.decode(path, data));
+    if ("error" in outcome) {
+      this.fail(outcome.error.reason, `can't process manifest file: ${outcome.error.message}`);
+      return null;
+    }
+    this.store.recordFile(path, outcome.pod);
+    return outcome.pod;
+  }
+
+  /** tryDecodeSinglePod on the decoding thread; the manifest's outcome is remembered. */
+  private async decode(path: string, data: Buffer): Promise<FileDecode> {
+    let outcome: FileDecode;
     try {
       const pod = await decodeStaticPod(data, {
         source: "file",
@@ -224,13 +241,15 @@ export class FileSource implements PodSource {
         nodeName: this.nodeName,
         kubeletMinor: this.kubeletMinor,
       });
-      this.store.recordFile(path, pod);
-      return pod;
+      outcome = { pod };
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
-      this.fail(err.reason, `can't process manifest file: ${err.message}`);
-      return null;
+      // The thread's failure (deadline, heap) is not the manifest's: decoded again next time.
+      if (err instanceof DecodeAbandonedError) return { error: err };
+      outcome = { error: err };
     }
+    this.decoded.set(path, data, outcome);
+    return outcome;
   }
 
   /** consumeWatchEvent: one file read and added to the store, or its pod removed. */
@@ -239,6 +258,7 @@ export class FileSource implements PodSource {
     const event = await this.watch.classify(raw);
     if (event === null) return;
     if (event.type === "delete") {
+      this.decoded.delete(event.fileName);
       try {
         await this.store.deleteFile(event.fileName);
       } catch (err) {

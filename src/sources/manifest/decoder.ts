@@ -7,6 +7,10 @@
 // wall clock: on a loaded node a manifest would otherwise fail for the node's sake, not its own
 // (40,000 annotations took 2.4 s idle and 30 s on a busy 2-core machine). A wall-clock bound
 // remains for a thread that stops running, and for its start.
+// The thread starts with the first manifest to decode and stops once it has had nothing to
+// decode for a while: its isolate (the decoder's code and heap) is a large share of an idle
+// exporter's memory, and an idle node decodes nothing (the file source reuses an unchanged
+// file's decode, the http source skips an unchanged body).
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -27,11 +31,21 @@ export const DefaultDecodeDeadlineMs = 30_000;
 const WallBoundMs = 300_000;
 /** 10 MiB of YAML decodes within 300 MiB of heap; more is left for the garbage collector. */
 export const DefaultDecodeHeapMb = 768;
+/** Outlasts a burst of watch events or a relist of many files; far below a relist period. */
+export const DefaultDecodeIdleMs = 5_000;
 
 export interface ManifestDecoderOptions {
   deadlineMs?: number;
   maxHeapMb?: number;
+  /** How long the thread is kept with nothing to decode before it is stopped. */
+  idleMs?: number;
 }
+
+/**
+ * A decode that failed for the thread's sake (deadline, heap, closed), not for the manifest's:
+ * the same bytes may decode next time, so no caller may remember it as the manifest's outcome.
+ */
+export class DecodeAbandonedError extends ManifestError {}
 
 interface Job {
   request: DecodeRequest;
@@ -60,17 +74,25 @@ function workerEntry(): { entry: string | URL; eval: boolean } {
 export class ManifestDecoder {
   private readonly deadlineMs: number;
   private readonly maxHeapMb: number;
+  private readonly idleMs: number;
   private readonly queue: Job[] = [];
   private worker: Worker | null = null;
   /** Whether the thread has said it is ready; undefined schedstat: no CPU time to read. */
   private ready: { schedstat?: string } | null = null;
   private active: Job | null = null;
   private deadline: NodeJS.Timeout | null = null;
+  private idle: NodeJS.Timeout | null = null;
   private nextId = 1;
 
   constructor(options: ManifestDecoderOptions = {}) {
     this.deadlineMs = options.deadlineMs ?? DefaultDecodeDeadlineMs;
     this.maxHeapMb = options.maxHeapMb ?? DefaultDecodeHeapMb;
+    this.idleMs = options.idleMs ?? DefaultDecodeIdleMs;
+  }
+
+  /** Whether a decoding thread exists now (started, and not yet stopped for idleness). */
+  get threadRunning(): boolean {
+    return this.worker !== null;
   }
 
   /** tryDecodeSinglePod on the decoding thread: one static pod file. */
@@ -106,10 +128,15 @@ export class ManifestDecoder {
     if (this.active) return;
     const job = this.queue.shift();
     if (!job) {
-      // Idle: the thread must not keep the process alive.
+      // Idle: the thread must not keep the process alive, and stops if nothing comes.
       this.worker?.unref();
+      if (this.worker && !this.idle) {
+        this.idle = setTimeout(() => this.retire(), this.idleMs);
+        this.idle.unref();
+      }
       return;
     }
+    this.stopIdleTimer();
     this.active = job;
     const worker = this.worker ?? this.startWorker();
     worker.ref();
@@ -192,7 +219,20 @@ export class ManifestDecoder {
     this.pump();
   }
 
+  /** Idle for idleMs: the thread goes; the next decode starts a new one. */
+  private retire(): void {
+    this.idle = null;
+    if (this.active || this.queue.length > 0) return;
+    void this.dropWorker()?.terminate();
+  }
+
+  private stopIdleTimer(): void {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
+  }
+
   private dropWorker(): Worker | null {
+    this.stopIdleTimer();
     const worker = this.worker;
     this.worker = null;
     this.ready = null;
@@ -205,8 +245,8 @@ export class ManifestDecoder {
     this.active = null;
   }
 
-  private failure(job: Job, detail: string): ManifestError {
-    return new ManifestError("decode", job.location, `couldn't decode (${detail})`);
+  private failure(job: Job, detail: string): DecodeAbandonedError {
+    return new DecodeAbandonedError("decode", job.location, `couldn't decode (${detail})`);
   }
 }
 
