@@ -3,8 +3,8 @@
 // apiserver with a bearer token) and the kubelet cross-check (a live fake kubelet over TLS),
 // their servers in another process (bench/footprint_server.ts), against a minimal express +
 // prom-client server (bench/idle/minimal_server.ts), started in the same run and scraped every
-// 5 s. The exporter runs as the image runs it: `node dist/main.js` with NODE_ENV=production
-// (build first: npm run build). After BENCH_SECONDS (default 30) of idle, prints each one's RSS
+// 5 s. The exporter runs as the image runs it: the Dockerfile's ENTRYPOINT (node, its heap
+// options, dist/main.js) with NODE_ENV=production (build first: npm run build). After BENCH_SECONDS (default 30) of idle, prints each one's RSS
 // (VmRSS) and peak (VmHWM) from /proc/<pid>/status and the ratios. BENCH_BEFORE=<checkout> adds
 // the built exporter of another checkout (e.g. main before a change) to the same run;
 // BENCH_PODS (default 30) pods on the node, BENCH_CHURN_RATE status updates a second (default
@@ -16,16 +16,17 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { imageNodeArgs } from "./entrypoint.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const scrapeEveryMs = 5_000;
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-/** VmRSS and VmHWM of a process, in MiB. */
-function memory(pid: number): { rss: number; peak: number } {
+/** VmRSS and VmHWM of a process, in MiB, and its threads (the decoding thread is one). */
+function memory(pid: number): { rss: number; peak: number; threads: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1]);
-  return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1]);
+  return { rss: field("VmRSS") / 1024, peak: field("VmHWM") / 1024, threads: field("Threads") };
 }
 
 interface Target {
@@ -72,7 +73,7 @@ async function exporter(name: string, checkout: string, servers: Servers) {
     checkout,
     [
       ...(process.env.BENCH_NODE_OPTIONS?.split(" ").filter(Boolean) ?? []),
-      "dist/main.js",
+      ...imageNodeArgs(checkout),
       `--pod-manifest-path=${join(checkout, "examples/manifests")}`,
       `--manifest-url=${servers.manifestUrl}`,
       `--kubeconfig=${servers.kubeconfig}`,
@@ -134,12 +135,12 @@ try {
   console.log(
     `RSS after ${seconds} s, ${process.env.BENCH_PODS ?? 30} pods, ${process.env.BENCH_CHURN_RATE ?? 0} updates/s, scraped every ${scrapeEveryMs / 1000} s (/readyz: ${ready.slice(0, -1).join(", ")}; podconfig_kubelet_up: ${kubeletUp.join(", ")}):`,
   );
-  console.log("| process | RSS MiB | x minimal | peak RSS MiB | x minimal |");
-  console.log("| --- | ---: | ---: | ---: | ---: |");
+  console.log("| process | RSS MiB | x minimal | peak RSS MiB | x minimal | threads |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   for (const [i, t] of targets.entries()) {
-    const { rss, peak } = figures[i] as { rss: number; peak: number };
+    const { rss, peak, threads } = figures[i] as ReturnType<typeof memory>;
     console.log(
-      `| ${t.name} | ${rss.toFixed(1)} | ${(rss / reference.rss).toFixed(2)}x | ${peak.toFixed(1)} | ${(peak / reference.peak).toFixed(2)}x |`,
+      `| ${t.name} | ${rss.toFixed(1)} | ${(rss / reference.rss).toFixed(2)}x | ${peak.toFixed(1)} | ${(peak / reference.peak).toFixed(2)}x | ${threads} |`,
     );
   }
 } finally {

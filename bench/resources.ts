@@ -1,5 +1,6 @@
 // `npm run bench:resources`: what the DaemonSet's resources are sized from. The built exporter
-// (node dist/main.js, NODE_ENV=production, as in the image) runs with the file source on the
+// (the Dockerfile's ENTRYPOINT: node, its heap options, dist/main.js; NODE_ENV=production, as in
+// the image) runs with the file source on the
 // kubeadm example manifests and the api source against the fake apiserver (HTTPS, bearer token)
 // holding PODS pods on its node and as many on another node. Its resident set size (VmRSS) and
 // CPU time (utime+stime) are read from /proc once a second: first idle, then under load (every
@@ -12,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FakeApiserver } from "../test/support/fake_apiserver.js";
+import { imageNodeArgs } from "./entrypoint.js";
 import { benchPod } from "./pods.js";
 
 const PODS = Number(process.env.PODS ?? 250);
@@ -88,7 +90,7 @@ const base = `http://127.0.0.1:${port}`;
 const child = spawn(
   process.execPath,
   [
-    "dist/main.js",
+    ...imageNodeArgs("."),
     `--kubeconfig=${kubeconfig}`,
     `--node-name=${node}`,
     "--pod-manifest-path=examples/manifests",

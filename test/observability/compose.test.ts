@@ -291,7 +291,9 @@ describe("Dockerfile", () => {
       healthcheck,
       /CMD \["node", "-e", .*fetch\('http:\/\/127\.0\.0\.1:9847\/healthz'\)/,
     );
-    assert.ok(final.includes(`ENTRYPOINT ["node", "bundle/${BundleMain}"]`));
+    assert.ok(
+      final.includes(`ENTRYPOINT ["node", "--max-semi-space-size=1", "bundle/${BundleMain}"]`),
+    );
   });
 
   test("copies only paths that exist and that .dockerignore lets through", () => {
