@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, test } from "node:test";
+import { gzipSync } from "node:zlib";
 import { systemClock } from "../../src/core/deps.js";
 import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.js";
 import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
@@ -63,6 +64,33 @@ describe("http source", () => {
       res.end(body);
     };
   };
+
+  test("asks for gzip as Go's client does and decodes it; the 10 MiB cap counts decoded bytes", async () => {
+    const gzipped = (body: string | Buffer) => (req: IncomingMessage, res: ServerResponse) => {
+      assert.equal(req.headers["accept-encoding"], "gzip");
+      res.setHeader("Content-Encoding", "gzip");
+      res.end(gzipSync(body));
+    };
+    handler = gzipped(podJson("web"));
+    const s = create();
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["web-node-a"]);
+    // 11 MiB of spaces: a few KiB on the wire.
+    handler = gzipped(Buffer.alloc(MaxManifestBytes + 1024 * 1024, " "));
+    await s.syncOnce();
+    assert.equal(s.health.errors.get("read"), 1);
+    assert.match(s.health.lastError?.message ?? "", /larger than the 10485760 bytes limit/);
+  });
+
+  test("an Accept-Encoding given in the headers is sent as given, the body left as it comes", async () => {
+    handler = (req, res) => {
+      assert.equal(req.headers["accept-encoding"], "identity");
+      res.end(podJson("web"));
+    };
+    const s = create({ headers: new Map([["Accept-Encoding", ["identity"]]]) });
+    await s.syncOnce();
+    assert.deepEqual(recorder.lastNames(), ["web-node-a"]);
+  });
 
   test("a single Pod is a SET of one defaulted pod, without the file toleration", async () => {
     serve(200, podJson("web"));

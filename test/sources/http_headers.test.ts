@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import {
   HeaderError,
   parseManifestURLHeaders,
-  toFetchHeaders,
+  toRequestHeaders,
 } from "../../src/sources/http/headers.js";
 
 describe("--manifest-url-header parsing", () => {
@@ -21,9 +21,13 @@ describe("--manifest-url-header parsing", () => {
         ["X-Empty", [""]],
       ],
     );
-    const sent = toFetchHeaders(headers);
-    assert.equal(sent.get("x-tenant"), "one, two");
-    assert.equal(sent.get("authorization"), "Bearer a:b:c");
+    const sent = toRequestHeaders(headers);
+    assert.deepEqual(sent, [
+      ["Authorization", "Bearer a:b:c"],
+      ["X-Tenant", "one"],
+      ["X-Tenant", "two"],
+      ["X-Empty", ""],
+    ]);
   });
 
   test("no flags, no headers", () => {

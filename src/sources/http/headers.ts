@@ -52,9 +52,10 @@ function parsePairs(pairs: readonly string[], origin: string): HeaderMap {
   return headers;
 }
 
-// What fetch (undici) refuses to send, failing every request: hop-by-hop headers it manages
-// itself, `Expect`, a Connection other than close/keep-alive, a Content-Length that is not a
-// number, and any character above U+00FF (a header value is a byte string).
+// What an HTTP client manages itself or cannot send, refused as fetch (undici) refuses it (the
+// source used fetch at first; the rules stay, so a configuration valid once stays valid):
+// hop-by-hop headers, `Expect`, a Connection other than close/keep-alive, a Content-Length that
+// is not a number, and any character above U+00FF (a header value is a byte string).
 const refusedByFetch = new Set(["keep-alive", "transfer-encoding", "upgrade", "expect"]);
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the byte-string range
 const notByteString = /[^\x00-\xff]/;
@@ -90,10 +91,10 @@ export function validateHeaders(headers: HeaderMap, origin: string): void {
   }
 }
 
-/** The fetch Headers for maps, in order; every value of a repeated name is sent. */
-export function toFetchHeaders(...maps: HeaderMap[]): Headers {
-  const result = new Headers();
+/** The request's header lines for maps, in order; every value of a repeated name is sent. */
+export function toRequestHeaders(...maps: HeaderMap[]): [string, string][] {
+  const result: [string, string][] = [];
   for (const headers of maps)
-    for (const [name, values] of headers) for (const value of values) result.append(name, value);
+    for (const [name, values] of headers) for (const value of values) result.push([name, value]);
   return result;
 }

@@ -15,7 +15,7 @@ import { podBoundProblem } from "../pod_bounds.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
 import { fetchManifest, PollError } from "./fetch_manifest.js";
-import { type HeaderMap, parseHeaderFile, toFetchHeaders, validateHeaders } from "./headers.js";
+import { type HeaderMap, parseHeaderFile, toRequestHeaders, validateHeaders } from "./headers.js";
 import { parseManifestURL, redactManifestURL } from "./manifest_url.js";
 
 /** The kubelet's default --http-check-frequency. */
@@ -231,7 +231,7 @@ export class HTTPSource implements PodSource {
    * The configured headers, those of the header files as they are now, then basic auth from
    * the URL's user:password unless an Authorization header is set (as Go's client does).
    */
-  private async requestHeaders(): Promise<Headers> {
+  private async requestHeaders(): Promise<[string, string][]> {
     const fromFiles: HeaderMap[] = [];
     for (const path of this.headerFiles) {
       try {
@@ -243,9 +243,9 @@ export class HTTPSource implements PodSource {
         throw new PollError("read", `header file ${path}: ${errorMessage(err)}`);
       }
     }
-    const headers = toFetchHeaders(this.headers, ...fromFiles);
-    if (this.basicAuth && !headers.has("authorization"))
-      headers.set("authorization", this.basicAuth);
+    const headers = toRequestHeaders(this.headers, ...fromFiles);
+    if (this.basicAuth && !headers.some(([name]) => name.toLowerCase() === "authorization"))
+      headers.push(["Authorization", this.basicAuth]);
     return headers;
   }
 }
