@@ -180,7 +180,10 @@ describe("file source", () => {
     await writeFile(join(dir, "a.yaml"), podYaml("alpha", "nginx"));
     await s.syncOnce();
     assert.notEqual(lastPod(), first);
-    assert.equal((lastPod()?.spec?.containers as { image: string }[])[0]?.image, "nginx");
+    assert.equal(
+      (lastPod()?.spec?.containers as { image: string }[] | undefined)?.[0]?.image,
+      "nginx",
+    );
     await writeFile(join(dir, "b.yaml"), podYaml("beta"));
     await s.syncOnce();
     assert.deepEqual(
