@@ -23,6 +23,7 @@ import {
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
 import type { MixinConfig } from "../mixin/config.js";
 import { list, nodeLabels } from "../mixin/promql.js";
+import { runbookURL } from "../mixin/rule.js";
 
 export const NODE_DASHBOARD_UID = "podconfig-node-readiness";
 export const FLEET_DASHBOARD_UID = "podconfig-fleet-readiness";
@@ -147,6 +148,16 @@ function linkTo(uid: string, title: string, tooltip: string): DashboardLinkBuild
     .icon("dashboard")
     .includeVars(true)
     .keepTime(true);
+}
+
+/** Panel links to the runbooks of the alerts that fire on what the panel shows. */
+export function runbooks(s: Scope, ...alerts: string[]): DashboardLinkBuilder[] {
+  return alerts.map((alert) =>
+    new DashboardLinkBuilder(`Runbook: ${alert}`)
+      .type(DashboardLinkType.Link)
+      .url(runbookURL(s.cfg, alert))
+      .targetBlank(true),
+  );
 }
 
 /** Display 0/1 readiness gauges as words with a colour, red for the state that blocks. */

@@ -13,6 +13,7 @@ import {
   FLEET_DASHBOARD_UID,
   NODE_DASHBOARD_UID,
   readinessDashboard,
+  runbooks,
   type Scope,
   scope,
   TABLE,
@@ -41,6 +42,8 @@ const now = (s: Scope) => [
   stat(
     {
       title: "Nodes not ready",
+      thresholds: { base: "green", steps: [[1, "red"]] },
+      runbooks: runbooks(s, "PodConfigSourceNotReadyFleetWide", "PodConfigSourceNotReady"),
       description:
         "Exporters whose sources are not all ready right now (SourcesReady.allReady() false). On such a node the kubelet skips housekeeping and refuses to kill removed pods.",
       unit: "short",
@@ -54,6 +57,8 @@ const now = (s: Scope) => [
   stat(
     {
       title: "Nodes reporting",
+      thresholds: { base: "red", steps: [[1, "green"]] },
+      runbooks: runbooks(s, "PodConfigExporterAbsent"),
       description: "Exporters currently exposing podconfig metrics.",
       unit: "short",
       width: 6,
@@ -66,6 +71,8 @@ const now = (s: Scope) => [
   stat(
     {
       title: "Exporters down",
+      thresholds: { base: "green", steps: [[1, "red"]] },
+      runbooks: runbooks(s, "PodConfigExporterDown", "PodConfigExporterAbsent"),
       description:
         "Scrape targets of the selected job that failed their last scrape (up == 0). Their readiness is unknown.",
       unit: "short",
@@ -79,6 +86,8 @@ const now = (s: Scope) => [
   stat(
     {
       title: "Fleet p90 time to ready",
+      thresholds: { base: "green", steps: [[s.cfg.slowStartupThresholdSeconds, "red"]] },
+      runbooks: runbooks(s, "PodConfigSlowStartup"),
       description:
         "90th percentile of time to all sources ready across the job's nodes, from the recording rule job:podconfig_time_to_ready_seconds:quantile (ignores the instance filter).",
       unit: "s",
@@ -162,6 +171,8 @@ const stuck = (s: Scope) => [
   new RowBuilder("Slow and stuck"),
   barGauge({
     title: "Slowest nodes",
+    thresholds: { base: "green", steps: [[s.cfg.slowStartupThresholdSeconds, "red"]] },
+    runbooks: runbooks(s, "PodConfigSlowStartup"),
     description:
       "Top 10 nodes by time to all sources ready, or, for nodes not ready yet, by the time waited so far (recording rule instance:podconfig_time_to_ready_seconds:or_elapsed).",
     unit: "s",
@@ -190,6 +201,7 @@ const stuck = (s: Scope) => [
   }),
   basics(new TableBuilder(), {
     title: "Stuck sources",
+    runbooks: runbooks(s, "PodConfigSourceNotReady"),
     description:
       "The (node, source) pairs that are not ready, with the seconds since that exporter started waiting: the 50 waiting longest.",
     unit: "s",
@@ -209,6 +221,7 @@ const restarts = (s: Scope) => [
   new RowBuilder("Restarts"),
   barGauge({
     title: "Exporter restarts in the time range",
+    thresholds: { base: "green", steps: [[1, "yellow"]] },
     description:
       "How often each exporter restarted (a new podconfig_start_time_seconds) in the dashboard's time range. Every restart (node reboot or exporter restart) starts a new readiness measurement.",
     unit: "short",
@@ -231,6 +244,8 @@ const kubelet = (s: Scope) => [
   stat(
     {
       title: "Kubelets not housekeeping",
+      thresholds: { base: "green", steps: [[1, "red"]] },
+      runbooks: runbooks(s, "PodConfigKubeletHousekeepingNotRunning"),
       description:
         "Nodes whose kubelet has not run housekeeping since it started (the series only HandlePodCleanups writes are missing): by its own word its sources are not all ready, or its loop is paused. Needs --kubelet.url.",
       unit: "short",
@@ -249,6 +264,8 @@ const kubelet = (s: Scope) => [
   stat(
     {
       title: "Kubelet sync loops paused",
+      thresholds: { base: "green", steps: [[1, "red"]] },
+      runbooks: runbooks(s, "PodConfigKubeletPLEGStale", "PodConfigKubeletRuntimeDown"),
       description:
         "Nodes whose kubelet skips every sync loop iteration: PLEG not relisted for 3 minutes, or no successful container runtime Status for 30 s.",
       unit: "short",
@@ -269,6 +286,8 @@ const kubelet = (s: Scope) => [
   stat(
     {
       title: "Copy and kubelet disagreeing",
+      thresholds: { base: "green", steps: [[1, "red"]] },
+      runbooks: runbooks(s, "PodConfigKubeletDisagreement"),
       description:
         "Nodes where the exporter's copy and the kubelet's own signals disagree on readiness (either direction).",
       unit: "short",
@@ -287,6 +306,8 @@ const kubelet = (s: Scope) => [
   stat(
     {
       title: "Cross-checks failing",
+      thresholds: { base: "green", steps: [[1, "red"]] },
+      runbooks: runbooks(s, "PodConfigKubeletCrossCheckFailing"),
       description:
         "Exporters whose last poll of the kubelet's /metrics failed: their kubelet's signals are unknown (podconfig_kubelet_poll_errors_total says why).",
       unit: "short",
@@ -299,6 +320,7 @@ const kubelet = (s: Scope) => [
   ),
   timeSeries({
     title: "Orphaned mirror pods by node",
+    runbooks: runbooks(s, "PodConfigOrphanedMirrorPod"),
     description:
       "Mirror pods whose static pod is gone, per node and source. Only the kubelet's housekeeping deletes them.",
     unit: "short",

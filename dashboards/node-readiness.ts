@@ -13,6 +13,7 @@ import {
   HEATMAP,
   NODE_DASHBOARD_UID,
   readinessDashboard,
+  runbooks,
   type Scope,
   scope,
   yesNo,
@@ -36,6 +37,8 @@ const readiness = (s: Scope) => [
   stat(
     {
       title: "Time to all sources ready",
+      thresholds: { base: "green", steps: [[s.cfg.slowStartupThresholdSeconds, "red"]] },
+      runbooks: runbooks(s, "PodConfigSlowStartup"),
       description:
         "Seconds from the readiness clock's start to the first moment every registered source was both stored (a SET merged) and seen by the sync loop, i.e. SourcesReady.allReady(). Absent until that happens.",
       unit: "s",
@@ -50,6 +53,8 @@ const readiness = (s: Scope) => [
   stat(
     {
       title: "All sources ready",
+      thresholds: { base: "red", steps: [[1, "green"]] },
+      runbooks: runbooks(s, "PodConfigSourceNotReady", "PodConfigNoSourceReady"),
       description:
         "SourcesReady.allReady() right now. While it is 'no' the kubelet skips housekeeping and refuses to kill pods removed from a source.",
       unit: "bool_yes_no",
@@ -62,6 +67,8 @@ const readiness = (s: Scope) => [
   stat(
     {
       title: "Sources not ready",
+      thresholds: { base: "green", steps: [[1, "red"]] },
+      runbooks: runbooks(s, "PodConfigSourceNotReady"),
       description:
         "Registered sources that are not yet both stored and seen. Any value above zero keeps the whole node not ready.",
       unit: "short",
@@ -76,6 +83,7 @@ const readiness = (s: Scope) => [
   stat(
     {
       title: "Pods stored",
+      thresholds: { base: "text", steps: [] },
       description: "Pods held in pod storage, summed over all sources.",
       unit: "short",
       width: 6,
@@ -88,6 +96,7 @@ const readiness = (s: Scope) => [
   stateTimeline(
     {
       title: "Source state: stored / seen / ready",
+      runbooks: runbooks(s, "PodConfigSourceStoredNotSeen", "PodConfigSourceNotReady"),
       description:
         "Per source: stored = pod storage has merged a SET from it; seen = the sync loop called addSource after dispatching one of its updates; ready = both. A source stuck at stored without seen means the sync loop is not consuming updates.",
       unit: "bool_yes_no",
@@ -104,6 +113,8 @@ const readiness = (s: Scope) => [
   ),
   barGauge({
     title: "Transition time after start, per source",
+    thresholds: { base: "green", steps: [[s.cfg.slowStartupThresholdSeconds, "red"]] },
+    runbooks: runbooks(s, "PodConfigSlowStartup"),
     description:
       "Seconds after the readiness clock started at which each source was stored and then seen (the *_timestamp_seconds gauges minus podconfig_start_time_seconds). A source missing here has not made that transition yet.",
     unit: "s",
@@ -212,6 +223,7 @@ const updateFlow = (s: Scope) => [
   }),
   timeSeries({
     title: "API watch lag and backlog",
+    runbooks: runbooks(s, "PodConfigApiWatchBehind"),
     description:
       "How far the api source is behind its watch stream, where the queue metrics cannot see: the largest time over the last minute from reading an event to its SET accepted by pod storage, and how long the reader has continuously had events waiting (0 when caught up). A backlog that keeps growing means updates from the API server reach the sync loop late (PodConfigApiWatchBehind).",
     unit: "s",
@@ -231,6 +243,7 @@ const consequences = (s: Scope) => [
   new RowBuilder("Housekeeping, deletions and source errors"),
   timeSeries({
     title: "Housekeeping run vs skipped",
+    runbooks: runbooks(s, "PodConfigHousekeepingBlocked"),
     description:
       "Housekeeping ticks (kubelet: every 2 s) that ran handlePodCleanups versus ticks skipped because not all sources were ready (kubelet -v=4: 'SyncLoop (housekeeping, skipped): sources aren't ready yet').",
     unit: "ops",
@@ -260,6 +273,7 @@ const consequences = (s: Scope) => [
   }),
   timeSeries({
     title: "Source errors by reason",
+    runbooks: runbooks(s, "PodConfigSourceErrors"),
     description:
       "Read, fetch, status, decode, watch and checkpoint failures per source. A failing http or api source sends no update, so it never becomes stored (kubernetes #15122, #88402).",
     unit: "cps",
@@ -274,6 +288,7 @@ const consequences = (s: Scope) => [
   }),
   timeSeries({
     title: "Time since last success per source",
+    runbooks: runbooks(s, "PodConfigSourceStale"),
     description:
       "Seconds since each source last listed, fetched or received a watch event successfully. file and http succeed on every check (default every 20 s); the api source only on list and watch events, so it can be quiet on a calm node. Sources that never succeeded are not shown.",
     unit: "s",
@@ -288,6 +303,7 @@ const consequences = (s: Scope) => [
   }),
   timeSeries({
     title: "Stale sources",
+    runbooks: runbooks(s, "PodConfigSourceStale"),
     description:
       "1 while a source has had no successful list, fetch or watch event in 3 of its periods (file: the relist period; http: the poll period plus the 10 s timeout; api: twice the minimum watch timeout). Ready or not, such a source is failing or frozen: PodConfigSourceStale.",
     unit: "short",
@@ -308,6 +324,12 @@ const kubelet = (s: Scope) => [
   stateTimeline(
     {
       title: "The kubelet's own signals",
+      runbooks: runbooks(
+        s,
+        "PodConfigKubeletHousekeepingNotRunning",
+        "PodConfigKubeletPLEGStale",
+        "PodConfigKubeletRuntimeDown",
+      ),
       description:
         "What the node's kubelet /metrics says: cross-check up (the poll succeeds), housekeeping ran in its current process (HandlePodCleanups wrote its series, which it does only once all its sources are ready), and its sync loop paused (PLEG not relisted for 3 min, or no successful runtime Status for 30 s; the copy is held meanwhile). Nothing shows without --kubelet.url.",
       unit: "bool_yes_no",
@@ -325,6 +347,7 @@ const kubelet = (s: Scope) => [
   stateTimeline(
     {
       title: "Copy and kubelet disagreeing",
+      runbooks: runbooks(s, "PodConfigKubeletDisagreement"),
       description:
         "copy_ready_kubelet_not: the exporter's copy has all sources ready, the kubelet has not housekept (its sources are not ready, or its loop is paused). kubelet_ready_copy_not: the reverse. The exporter's readiness is never changed by this.",
       unit: "bool_yes_no",
@@ -354,6 +377,7 @@ const kubelet = (s: Scope) => [
   }),
   timeSeries({
     title: "Orphaned mirror pods",
+    runbooks: runbooks(s, "PodConfigOrphanedMirrorPod"),
     description:
       "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Needs the api source.",
     unit: "short",
@@ -392,6 +416,7 @@ const kubelet = (s: Scope) => [
   }),
   timeSeries({
     title: "Kubelet polls",
+    runbooks: runbooks(s, "PodConfigKubeletCrossCheckFailing"),
     description:
       "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS), the last poll's duration and size, seconds since the last success, and the kubelet's version (1 per version).",
     unit: "short",

@@ -17,6 +17,12 @@ import {
   VizOrientation,
   VizTooltipOptionsBuilder,
 } from "@grafana/grafana-foundation-sdk/common";
+import {
+  type DashboardLink,
+  type DashboardLinkBuilder,
+  ThresholdsConfigBuilder,
+  ThresholdsMode,
+} from "@grafana/grafana-foundation-sdk/dashboard";
 import { PanelBuilder as StatBuilder } from "@grafana/grafana-foundation-sdk/stat";
 import { PanelBuilder as StateTimelineBuilder } from "@grafana/grafana-foundation-sdk/statetimeline";
 import { PanelBuilder as TimeSeriesBuilder } from "@grafana/grafana-foundation-sdk/timeseries";
@@ -32,7 +38,28 @@ export interface PanelSpec {
   width: number;
   height: number;
   queries: Query[];
+  /** Links to the runbooks of the alerts behind what the panel shows (common.ts runbooks). */
+  runbooks?: DashboardLinkBuilder[];
 }
+
+/**
+ * The colours of a stat or gauge's value: `base` below every step, then each step's colour
+ * from its value up. Where an alert fires at a value, a step is there too.
+ */
+export interface Thresholds {
+  base: string;
+  steps: [value: number, color: string][];
+}
+
+/** A stat or a gauge says when its value is bad: thresholds are required. */
+export interface ValueSpec extends PanelSpec {
+  thresholds: Thresholds;
+}
+
+const thresholdsConfig = ({ base, steps }: Thresholds): ThresholdsConfigBuilder =>
+  new ThresholdsConfigBuilder()
+    .mode(ThresholdsMode.Absolute)
+    .steps([{ value: null, color: base }, ...steps.map(([value, color]) => ({ value, color }))]);
 
 /** The methods every SDK panel builder has in common. */
 interface PanelBasics<T> {
@@ -43,10 +70,12 @@ interface PanelBasics<T> {
   span(width: number): T;
   height(height: number): T;
   targets(targets: cog.Builder<cog.Dataquery>[]): T;
+  links(links: cog.Builder<DashboardLink>[]): T;
 }
 
 export function basics<T extends PanelBasics<T>>(builder: T, spec: PanelSpec): T {
-  return builder
+  const withLinks = spec.runbooks ? builder.links(spec.runbooks) : builder;
+  return withLinks
     .title(spec.title)
     .description(spec.description)
     .datasource(PROMETHEUS)
@@ -77,15 +106,20 @@ export const timeSeries = (spec: PanelSpec): TimeSeriesBuilder =>
     );
 
 export const stat = (
-  spec: PanelSpec,
+  spec: ValueSpec,
   color: BigValueColorMode,
   graph: BigValueGraphMode = BigValueGraphMode.None,
 ): StatBuilder =>
-  basics(new StatBuilder(), spec).colorMode(color).graphMode(graph).reduceOptions(lastValue());
+  basics(new StatBuilder(), spec)
+    .colorMode(color)
+    .graphMode(graph)
+    .reduceOptions(lastValue())
+    .thresholds(thresholdsConfig(spec.thresholds));
 
 /** Horizontal bars, one per series, for comparing sources or nodes. */
-export const barGauge = (spec: PanelSpec): BarGaugeBuilder =>
+export const barGauge = (spec: ValueSpec): BarGaugeBuilder =>
   basics(new BarGaugeBuilder(), spec)
+    .thresholds(thresholdsConfig(spec.thresholds))
     .min(0)
     .orientation(VizOrientation.Horizontal)
     .displayMode(BarGaugeDisplayMode.Basic)

@@ -84,6 +84,11 @@ function sentinels(): { config: MixinConfig; tokens: Token[] } {
 function emit(value: unknown, tokens: Token[], indent = ""): string {
   const inner = `${indent} `;
   if (typeof value === "string") return emitString(value, tokens);
+  if (typeof value === "number") {
+    // A configured number as a number (a threshold step): the token's text read back.
+    const token = tokens.find((t) => /^[0-9.]+$/.test(t.text) && t.text === String(value));
+    if (token) return `std.parseJson(${token.expr})`;
+  }
   if (Array.isArray(value)) {
     if (value.length === 1 && value[0] === "pcsentinel_tag") return "c.grafanaDashboardTags";
     if (value.length === 0) return "[]";

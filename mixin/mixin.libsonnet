@@ -448,6 +448,21 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
      "title": "Time to all sources ready",
      "description": "Seconds from the readiness clock's start to the first moment every registered source was both stored (a SET merged) and seen by the sync loop, i.e. SourcesReady.allReady(). Absent until that happens.",
      "datasource": {
@@ -457,6 +472,19 @@ local single(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
        "decimals": 1,
        "noValue": "not ready yet"
       },
@@ -503,6 +531,34 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigNoSourceReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfignosourceready" + (runbookParts[1])
+      }
+     ],
      "title": "All sources ready",
      "description": "SourcesReady.allReady() right now. While it is 'no' the kubelet skips housekeeping and refuses to kill pods removed from a source.",
      "datasource": {
@@ -512,6 +568,19 @@ local single(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "bool_yes_no",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "red"
+         },
+         {
+          "value": 1,
+          "color": "green"
+         }
+        ]
+       },
        "mappings": [
         {
          "type": "value",
@@ -573,6 +642,21 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
      "title": "Sources not ready",
      "description": "Registered sources that are not yet both stored and seen. Any value above zero keeps the whole node not ready.",
      "datasource": {
@@ -581,7 +665,20 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -634,7 +731,16 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -707,6 +813,34 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStoredNotSeen",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestorednotseen" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
      "title": "Source state: stored / seen / ready",
      "description": "Per source: stored = pod storage has merged a SET from it; seen = the sync loop called addSource after dispatching one of its updates; ready = both. A source stuck at stored without seen means the sync loop is not consuming updates.",
      "datasource": {
@@ -783,6 +917,21 @@ local single(c, runbookParts) = {
       "maxVizHeight": 300,
       "orientation": "horizontal"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
      "title": "Transition time after start, per source",
      "description": "Seconds after the readiness clock started at which each source was stored and then seen (the *_timestamp_seconds gauges minus podconfig_start_time_seconds). A source missing here has not made that transition yet.",
      "datasource": {
@@ -792,6 +941,19 @@ local single(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
        "min": 0,
        "decimals": 1
       },
@@ -1212,6 +1374,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigApiWatchBehind",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigapiwatchbehind" + (runbookParts[1])
+      }
+     ],
      "title": "API watch lag and backlog",
      "description": "How far the api source is behind its watch stream, where the queue metrics cannot see: the largest time over the last minute from reading an event to its SET accepted by pod storage, and how long the reader has continuously had events waiting (0 when caught up). A backlog that keeps growing means updates from the API server reach the sync loop late (PodConfigApiWatchBehind).",
      "datasource": {
@@ -1287,6 +1464,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigHousekeepingBlocked",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfighousekeepingblocked" + (runbookParts[1])
+      }
+     ],
      "title": "Housekeeping run vs skipped",
      "description": "Housekeeping ticks (kubelet: every 2 s) that ran handlePodCleanups versus ticks skipped because not all sources were ready (kubelet -v=4: 'SyncLoop (housekeeping, skipped): sources aren't ready yet').",
      "datasource": {
@@ -1400,6 +1592,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceErrors",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourceerrors" + (runbookParts[1])
+      }
+     ],
      "title": "Source errors by reason",
      "description": "Read, fetch, status, decode, watch and checkpoint failures per source. A failing http or api source sends no update, so it never becomes stored (kubernetes #15122, #88402).",
      "datasource": {
@@ -1451,6 +1658,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
+      }
+     ],
      "title": "Time since last success per source",
      "description": "Seconds since each source last listed, fetched or received a watch event successfully. file and http succeed on every check (default every 20 s); the api source only on list and watch events, so it can be quiet on a calm node. Sources that never succeeded are not shown.",
      "datasource": {
@@ -1502,6 +1724,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
+      }
+     ],
      "title": "Stale sources",
      "description": "1 while a source has had no successful list, fetch or watch event in 3 of its periods (file: the relist period; http: the poll period plus the 10 s timeout; api: twice the minimum watch timeout). Ready or not, such a source is failing or frozen: PodConfigSourceStale.",
      "datasource": {
@@ -1590,6 +1827,47 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletHousekeepingNotRunning",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletPLEGStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletRuntimeDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
+      }
+     ],
      "title": "The kubelet's own signals",
      "description": "What the node's kubelet /metrics says: cross-check up (the poll succeeds), housekeeping ran in its current process (HandlePodCleanups wrote its series, which it does only once all its sources are ready), and its sync loop paused (PLEG not relisted for 3 min, or no successful runtime Status for 30 s; the copy is held meanwhile). Nothing shows without --kubelet.url.",
      "datasource": {
@@ -1687,6 +1965,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletDisagreement",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
+      }
+     ],
      "title": "Copy and kubelet disagreeing",
      "description": "copy_ready_kubelet_not: the exporter's copy has all sources ready, the kubelet has not housekept (its sources are not ready, or its loop is paused). kubelet_ready_copy_not: the reverse. The exporter's readiness is never changed by this.",
      "datasource": {
@@ -1800,6 +2093,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigOrphanedMirrorPod",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
+      }
+     ],
      "title": "Orphaned mirror pods",
      "description": "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Needs the api source.",
      "datasource": {
@@ -1946,6 +2254,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     ],
      "title": "Kubelet polls",
      "description": "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS), the last poll's duration and size, seconds since the last success, and the kubelet's version (1 per version).",
      "datasource": {
@@ -2161,6 +2484,34 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReadyFleetWide",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotreadyfleetwide" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
      "title": "Nodes not ready",
      "description": "Exporters whose sources are not all ready right now (SourcesReady.allReady() false). On such a node the kubelet skips housekeeping and refuses to kill removed pods.",
      "datasource": {
@@ -2169,7 +2520,20 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -2214,6 +2578,21 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigExporterAbsent",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
+      }
+     ],
      "title": "Nodes reporting",
      "description": "Exporters currently exposing podconfig metrics.",
      "datasource": {
@@ -2222,7 +2601,20 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "red"
+         },
+         {
+          "value": 1,
+          "color": "green"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -2267,6 +2659,34 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigExporterDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterdown" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigExporterAbsent",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
+      }
+     ],
      "title": "Exporters down",
      "description": "Scrape targets of the selected job that failed their last scrape (up == 0). Their readiness is unknown.",
      "datasource": {
@@ -2275,7 +2695,20 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -2320,6 +2753,21 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
      "title": "Fleet p90 time to ready",
      "description": "90th percentile of time to all sources ready across the job's nodes, from the recording rule job:podconfig_time_to_ready_seconds:quantile (ignores the instance filter).",
      "datasource": {
@@ -2329,6 +2777,19 @@ local single(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
        "decimals": 1
       },
       "overrides": []
@@ -2659,6 +3120,21 @@ local single(c, runbookParts) = {
       "maxVizHeight": 300,
       "orientation": "horizontal"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
      "title": "Slowest nodes",
      "description": "Top 10 nodes by time to all sources ready, or, for nodes not ready yet, by the time waited so far (recording rule instance:podconfig_time_to_ready_seconds:or_elapsed).",
      "datasource": {
@@ -2668,6 +3144,19 @@ local single(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
        "min": 0,
        "decimals": 1,
        "links": [
@@ -2800,6 +3289,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
      "title": "Stuck sources",
      "description": "The (node, source) pairs that are not ready, with the seconds since that exporter started waiting: the 50 waiting longest.",
      "datasource": {
@@ -2877,6 +3381,19 @@ local single(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "yellow"
+         }
+        ]
+       },
        "min": 0,
        "noValue": "no restarts",
        "links": [
@@ -2951,6 +3468,21 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletHousekeepingNotRunning",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
+      }
+     ],
      "title": "Kubelets not housekeeping",
      "description": "Nodes whose kubelet has not run housekeeping since it started (the series only HandlePodCleanups writes are missing): by its own word its sources are not all ready, or its loop is paused. Needs --kubelet.url.",
      "datasource": {
@@ -2959,7 +3491,20 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -3004,6 +3549,34 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletPLEGStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletRuntimeDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
+      }
+     ],
      "title": "Kubelet sync loops paused",
      "description": "Nodes whose kubelet skips every sync loop iteration: PLEG not relisted for 3 minutes, or no successful container runtime Status for 30 s.",
      "datasource": {
@@ -3012,7 +3585,20 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -3057,6 +3643,21 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletDisagreement",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
+      }
+     ],
      "title": "Copy and kubelet disagreeing",
      "description": "Nodes where the exporter's copy and the kubelet's own signals disagree on readiness (either direction).",
      "datasource": {
@@ -3065,7 +3666,20 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -3110,6 +3724,21 @@ local single(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     ],
      "title": "Cross-checks failing",
      "description": "Exporters whose last poll of the kubelet's /metrics failed: their kubelet's signals are unknown (podconfig_kubelet_poll_errors_total says why).",
      "datasource": {
@@ -3118,7 +3747,20 @@ local single(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -3167,6 +3809,21 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigOrphanedMirrorPod",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
+      }
+     ],
      "title": "Orphaned mirror pods by node",
      "description": "Mirror pods whose static pod is gone, per node and source. Only the kubelet's housekeeping deletes them.",
      "datasource": {
@@ -3632,6 +4289,21 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
      "title": "Time to all sources ready",
      "description": "Seconds from the readiness clock's start to the first moment every registered source was both stored (a SET merged) and seen by the sync loop, i.e. SourcesReady.allReady(). Absent until that happens.",
      "datasource": {
@@ -3641,6 +4313,19 @@ local multi(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
        "decimals": 1,
        "noValue": "not ready yet"
       },
@@ -3687,6 +4372,34 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigNoSourceReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfignosourceready" + (runbookParts[1])
+      }
+     ],
      "title": "All sources ready",
      "description": "SourcesReady.allReady() right now. While it is 'no' the kubelet skips housekeeping and refuses to kill pods removed from a source.",
      "datasource": {
@@ -3696,6 +4409,19 @@ local multi(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "bool_yes_no",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "red"
+         },
+         {
+          "value": 1,
+          "color": "green"
+         }
+        ]
+       },
        "mappings": [
         {
          "type": "value",
@@ -3757,6 +4483,21 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
      "title": "Sources not ready",
      "description": "Registered sources that are not yet both stored and seen. Any value above zero keeps the whole node not ready.",
      "datasource": {
@@ -3765,7 +4506,20 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -3818,7 +4572,16 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -3891,6 +4654,34 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStoredNotSeen",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestorednotseen" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
      "title": "Source state: stored / seen / ready",
      "description": "Per source: stored = pod storage has merged a SET from it; seen = the sync loop called addSource after dispatching one of its updates; ready = both. A source stuck at stored without seen means the sync loop is not consuming updates.",
      "datasource": {
@@ -3967,6 +4758,21 @@ local multi(c, runbookParts) = {
       "maxVizHeight": 300,
       "orientation": "horizontal"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
      "title": "Transition time after start, per source",
      "description": "Seconds after the readiness clock started at which each source was stored and then seen (the *_timestamp_seconds gauges minus podconfig_start_time_seconds). A source missing here has not made that transition yet.",
      "datasource": {
@@ -3976,6 +4782,19 @@ local multi(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
        "min": 0,
        "decimals": 1
       },
@@ -4396,6 +5215,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigApiWatchBehind",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigapiwatchbehind" + (runbookParts[1])
+      }
+     ],
      "title": "API watch lag and backlog",
      "description": "How far the api source is behind its watch stream, where the queue metrics cannot see: the largest time over the last minute from reading an event to its SET accepted by pod storage, and how long the reader has continuously had events waiting (0 when caught up). A backlog that keeps growing means updates from the API server reach the sync loop late (PodConfigApiWatchBehind).",
      "datasource": {
@@ -4471,6 +5305,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigHousekeepingBlocked",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfighousekeepingblocked" + (runbookParts[1])
+      }
+     ],
      "title": "Housekeeping run vs skipped",
      "description": "Housekeeping ticks (kubelet: every 2 s) that ran handlePodCleanups versus ticks skipped because not all sources were ready (kubelet -v=4: 'SyncLoop (housekeeping, skipped): sources aren't ready yet').",
      "datasource": {
@@ -4584,6 +5433,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceErrors",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourceerrors" + (runbookParts[1])
+      }
+     ],
      "title": "Source errors by reason",
      "description": "Read, fetch, status, decode, watch and checkpoint failures per source. A failing http or api source sends no update, so it never becomes stored (kubernetes #15122, #88402).",
      "datasource": {
@@ -4635,6 +5499,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
+      }
+     ],
      "title": "Time since last success per source",
      "description": "Seconds since each source last listed, fetched or received a watch event successfully. file and http succeed on every check (default every 20 s); the api source only on list and watch events, so it can be quiet on a calm node. Sources that never succeeded are not shown.",
      "datasource": {
@@ -4686,6 +5565,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
+      }
+     ],
      "title": "Stale sources",
      "description": "1 while a source has had no successful list, fetch or watch event in 3 of its periods (file: the relist period; http: the poll period plus the 10 s timeout; api: twice the minimum watch timeout). Ready or not, such a source is failing or frozen: PodConfigSourceStale.",
      "datasource": {
@@ -4774,6 +5668,47 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletHousekeepingNotRunning",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletPLEGStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletRuntimeDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
+      }
+     ],
      "title": "The kubelet's own signals",
      "description": "What the node's kubelet /metrics says: cross-check up (the poll succeeds), housekeeping ran in its current process (HandlePodCleanups wrote its series, which it does only once all its sources are ready), and its sync loop paused (PLEG not relisted for 3 min, or no successful runtime Status for 30 s; the copy is held meanwhile). Nothing shows without --kubelet.url.",
      "datasource": {
@@ -4871,6 +5806,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletDisagreement",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
+      }
+     ],
      "title": "Copy and kubelet disagreeing",
      "description": "copy_ready_kubelet_not: the exporter's copy has all sources ready, the kubelet has not housekept (its sources are not ready, or its loop is paused). kubelet_ready_copy_not: the reverse. The exporter's readiness is never changed by this.",
      "datasource": {
@@ -4984,6 +5934,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigOrphanedMirrorPod",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
+      }
+     ],
      "title": "Orphaned mirror pods",
      "description": "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Needs the api source.",
      "datasource": {
@@ -5130,6 +6095,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     ],
      "title": "Kubelet polls",
      "description": "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS), the last poll's duration and size, seconds since the last success, and the kubelet's version (1 per version).",
      "datasource": {
@@ -5366,6 +6346,34 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReadyFleetWide",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotreadyfleetwide" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
      "title": "Nodes not ready",
      "description": "Exporters whose sources are not all ready right now (SourcesReady.allReady() false). On such a node the kubelet skips housekeeping and refuses to kill removed pods.",
      "datasource": {
@@ -5374,7 +6382,20 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -5419,6 +6440,21 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigExporterAbsent",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
+      }
+     ],
      "title": "Nodes reporting",
      "description": "Exporters currently exposing podconfig metrics.",
      "datasource": {
@@ -5427,7 +6463,20 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "red"
+         },
+         {
+          "value": 1,
+          "color": "green"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -5472,6 +6521,34 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigExporterDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterdown" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigExporterAbsent",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
+      }
+     ],
      "title": "Exporters down",
      "description": "Scrape targets of the selected job that failed their last scrape (up == 0). Their readiness is unknown.",
      "datasource": {
@@ -5480,7 +6557,20 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -5525,6 +6615,21 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
      "title": "Fleet p90 time to ready",
      "description": "90th percentile of time to all sources ready across the job's nodes, from the recording rule job:podconfig_time_to_ready_seconds:quantile (ignores the instance filter).",
      "datasource": {
@@ -5534,6 +6639,19 @@ local multi(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
        "decimals": 1
       },
       "overrides": []
@@ -5864,6 +6982,21 @@ local multi(c, runbookParts) = {
       "maxVizHeight": 300,
       "orientation": "horizontal"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
      "title": "Slowest nodes",
      "description": "Top 10 nodes by time to all sources ready, or, for nodes not ready yet, by the time waited so far (recording rule instance:podconfig_time_to_ready_seconds:or_elapsed).",
      "datasource": {
@@ -5873,6 +7006,19 @@ local multi(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
        "min": 0,
        "decimals": 1,
        "links": [
@@ -6005,6 +7151,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
      "title": "Stuck sources",
      "description": "The (node, source) pairs that are not ready, with the seconds since that exporter started waiting: the 50 waiting longest.",
      "datasource": {
@@ -6082,6 +7243,19 @@ local multi(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "yellow"
+         }
+        ]
+       },
        "min": 0,
        "noValue": "no restarts",
        "links": [
@@ -6156,6 +7330,21 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletHousekeepingNotRunning",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
+      }
+     ],
      "title": "Kubelets not housekeeping",
      "description": "Nodes whose kubelet has not run housekeeping since it started (the series only HandlePodCleanups writes are missing): by its own word its sources are not all ready, or its loop is paused. Needs --kubelet.url.",
      "datasource": {
@@ -6164,7 +7353,20 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -6209,6 +7411,34 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletPLEGStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletRuntimeDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
+      }
+     ],
      "title": "Kubelet sync loops paused",
      "description": "Nodes whose kubelet skips every sync loop iteration: PLEG not relisted for 3 minutes, or no successful container runtime Status for 30 s.",
      "datasource": {
@@ -6217,7 +7447,20 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -6262,6 +7505,21 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletDisagreement",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
+      }
+     ],
      "title": "Copy and kubelet disagreeing",
      "description": "Nodes where the exporter's copy and the kubelet's own signals disagree on readiness (either direction).",
      "datasource": {
@@ -6270,7 +7528,20 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -6315,6 +7586,21 @@ local multi(c, runbookParts) = {
       "percentChangeColorMode": "standard",
       "orientation": "auto"
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     ],
      "title": "Cross-checks failing",
      "description": "Exporters whose last poll of the kubelet's /metrics failed: their kubelet's signals are unknown (podconfig_kubelet_poll_errors_total says why).",
      "datasource": {
@@ -6323,7 +7609,20 @@ local multi(c, runbookParts) = {
      },
      "fieldConfig": {
       "defaults": {
-       "unit": "short"
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
       },
       "overrides": []
      },
@@ -6372,6 +7671,21 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigOrphanedMirrorPod",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
+      }
+     ],
      "title": "Orphaned mirror pods by node",
      "description": "Mirror pods whose static pod is gone, per node and source. Only the kubelet's housekeeping deletes them.",
      "datasource": {

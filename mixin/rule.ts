@@ -31,6 +31,11 @@ export interface AlertSpec {
   description: string;
 }
 
+/** An alert's runbook: runbookURLPattern with the alert's name, in lower case, for its %s. */
+export function runbookURL(cfg: MixinConfig, alert: string): string {
+  return cfg.runbookURLPattern.replace("%s", alert.toLowerCase());
+}
+
 export function alert(cfg: MixinConfig, spec: AlertSpec): AlertingRule {
   return {
     alert: spec.alert,
@@ -40,7 +45,7 @@ export function alert(cfg: MixinConfig, spec: AlertSpec): AlertingRule {
     annotations: {
       summary: spec.summary,
       description: spec.description,
-      runbook_url: cfg.runbookURLPattern.replace("%s", spec.alert.toLowerCase()),
+      runbook_url: runbookURL(cfg, spec.alert),
     },
   };
 }

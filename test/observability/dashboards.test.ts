@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { FLEET_DASHBOARD_UID, NODE_DASHBOARD_UID, PROMETHEUS } from "../../dashboards/common.js";
 import { dashboardQueries, substitute } from "../../dashboards/queries.js";
+import { defaultConfig } from "../../mixin/config.js";
+import { prometheusAlerts } from "../../mixin/mixin.js";
 import { run } from "./exec.js";
 import { catalogueSeries, recordedSeries, seriesNames } from "./promql.js";
 
@@ -112,6 +114,56 @@ describe("dashboards/*.json", () => {
           if (panel.type === "table") assert.ok(instant, `${file} "${panel.title}": table format`);
         }
       }
+  });
+
+  // Dashboard lint (grafana/dashboard-linter is not installable here: the Go proxy refuses it),
+  // for the rules a reviewer asked for: thresholds, runbook links.
+  test("every stat, gauge and bar gauge has thresholds: absolute, from minus infinity, ascending", async () => {
+    let checked = 0;
+    for (const [file, dashboard] of await committed())
+      for (const panel of panelsOf(dashboard)) {
+        if (!["stat", "gauge", "bargauge"].includes(panel.type)) continue;
+        checked++;
+        const where = `${file} "${panel.title}"`;
+        const thresholds = (panel.fieldConfig?.defaults as Json | undefined)?.thresholds as
+          | { mode?: string; steps?: { value: number | null; color: string }[] }
+          | undefined;
+        assert.equal(thresholds?.mode, "absolute", where);
+        const steps = thresholds?.steps ?? [];
+        assert.ok(steps.length > 0, `${where}: steps`);
+        assert.equal(steps[0]?.value, null, `${where}: the first step starts at minus infinity`);
+        const values = steps.slice(1).map((step) => step.value as number);
+        assert.ok(
+          values.every(
+            (v, i) => typeof v === "number" && (i === 0 || v > (values[i - 1] as number)),
+          ),
+          `${where}: step values ascend`,
+        );
+        for (const step of steps) assert.ok(step.color, `${where}: every step has a colour`);
+      }
+    assert.ok(checked >= 10, `${checked} stats and gauges`);
+  });
+
+  test("every alert's runbook is linked from a panel, by the alert's own runbook_url", async () => {
+    const runbooks = new Map(
+      prometheusAlerts(defaultConfig).groups.flatMap((g) =>
+        g.rules.map((r) => [r.annotations.runbook_url, r.alert] as const),
+      ),
+    );
+    const linked = new Set<string>();
+    for (const [file, dashboard] of await committed())
+      for (const panel of panelsOf(dashboard))
+        for (const link of (panel.links ?? []) as { title: string; url: string }[]) {
+          const alert = runbooks.get(link.url);
+          assert.ok(alert, `${file} "${panel.title}": ${link.url} is no alert's runbook_url`);
+          assert.equal(link.title, `Runbook: ${alert}`);
+          linked.add(alert);
+        }
+    assert.deepEqual(
+      [...runbooks.values()].filter((alert) => !linked.has(alert)),
+      [],
+      "alerts whose runbook no panel links",
+    );
   });
 
   test("query only catalogue metrics and recording rules that exist", () => {
