@@ -3,9 +3,9 @@
 // apiserver with a bearer token) and the kubelet cross-check (a live fake kubelet over TLS),
 // their servers in another process (bench/footprint_server.ts), against a minimal express +
 // prom-client server (bench/idle/minimal_server.ts), started in the same run and scraped every
-// 5 s. The exporter runs as the image runs it: the Dockerfile's ENTRYPOINT (node, its heap
-// options, dist/main.js) with NODE_ENV=production (build first: npm run build). After BENCH_SECONDS (default 30) of idle, prints each one's RSS
-// (VmRSS) and peak (VmHWM) from /proc/<pid>/status and the ratios. BENCH_BEFORE=<checkout> adds
+// 5 s. The exporter runs with the image's node options (the Dockerfile's ENTRYPOINT: heap
+// settings) and NODE_ENV=production, as dist/main.js (build first: npm run build). After
+// BENCH_SECONDS (default 30) of idle, prints each one's RSS (VmRSS) and peak (VmHWM) from /proc/<pid>/status and the ratios. BENCH_BEFORE=<checkout> adds
 // the built exporter of another checkout (e.g. main before a change) to the same run;
 // BENCH_PODS (default 30) pods on the node, BENCH_CHURN_RATE status updates a second (default
 // none: idle). BENCH_NODE_OPTIONS is given to the exporters' node (e.g. a heap setting to try).
@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { imageNodeArgs } from "./entrypoint.js";
+import { imageNodeOptions } from "./entrypoint.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const scrapeEveryMs = 5_000;
@@ -73,7 +73,8 @@ async function exporter(name: string, checkout: string, servers: Servers) {
     checkout,
     [
       ...(process.env.BENCH_NODE_OPTIONS?.split(" ").filter(Boolean) ?? []),
-      ...imageNodeArgs(checkout),
+      ...imageNodeOptions(checkout),
+      "dist/main.js",
       `--pod-manifest-path=${join(checkout, "examples/manifests")}`,
       `--manifest-url=${servers.manifestUrl}`,
       `--kubeconfig=${servers.kubeconfig}`,

@@ -1,8 +1,8 @@
 // `npm run bench:resources`: what the DaemonSet's resources are sized from. The built exporter
-// (the Dockerfile's ENTRYPOINT: node, its heap options, dist/main.js; NODE_ENV=production, as in
-// the image) runs with the file source on the
-// kubeadm example manifests and the api source against the fake apiserver (HTTPS, bearer token)
-// holding PODS pods on its node and as many on another node. Its resident set size (VmRSS) and
+// (dist/main.js with the node options of the Dockerfile's ENTRYPOINT and NODE_ENV=production, as
+// in the image) runs with the file source on the kubeadm example manifests and the api source
+// against the fake apiserver (HTTPS, bearer token) holding PODS pods on its node and as many on
+// another node. Its resident set size (VmRSS) and
 // CPU time (utime+stime) are read from /proc once a second: first idle, then under load (every
 // pod on the node modified in turn at CHURN_PER_SECOND, /metrics scraped every second). Linux
 // only; run `npm run build` first. Prints figures; asserts nothing.
@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FakeApiserver } from "../test/support/fake_apiserver.js";
-import { imageNodeArgs } from "./entrypoint.js";
+import { imageNodeOptions } from "./entrypoint.js";
 import { benchPod } from "./pods.js";
 
 const PODS = Number(process.env.PODS ?? 250);
@@ -90,7 +90,8 @@ const base = `http://127.0.0.1:${port}`;
 const child = spawn(
   process.execPath,
   [
-    ...imageNodeArgs("."),
+    ...imageNodeOptions("."),
+    "dist/main.js",
     `--kubeconfig=${kubeconfig}`,
     `--node-name=${node}`,
     "--pod-manifest-path=examples/manifests",
