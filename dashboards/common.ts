@@ -160,6 +160,18 @@ export function runbooks(s: Scope, ...alerts: string[]): DashboardLinkBuilder[] 
   );
 }
 
+/**
+ * The scraped exporter's status page (its `/`), through the API server's pod proxy at
+ * statusPageProxyURL, for a panel whose series carry the target's `namespace` and `pod`.
+ */
+export function statusPage(s: Scope): DashboardLinkBuilder {
+  return new DashboardLinkBuilder(`Status page of \${__field.labels.pod} (through kubectl proxy)`)
+    .url(
+      `${s.cfg.statusPageProxyURL}/api/v1/namespaces/\${__field.labels.namespace}/pods/\${__field.labels.pod}:9847/proxy/`,
+    )
+    .targetBlank(true);
+}
+
 /** Display 0/1 readiness gauges as words with a colour, red for the state that blocks. */
 export function yesNo(no: string, yes: string): ValueMapping[] {
   return [

@@ -16,6 +16,7 @@ import {
   runbooks,
   type Scope,
   scope,
+  statusPage,
   yesNo,
 } from "./common.js";
 import { barGauge, basics, stat, stateTimeline, timeSeries } from "./panels.js";
@@ -63,7 +64,9 @@ const readiness = (s: Scope) => [
       queries: [{ expr: s.sel("podconfig_sources_ready"), instant: true }],
     },
     BigValueColorMode.Background,
-  ).mappings(yesNo("no", "yes")),
+  )
+    .mappings(yesNo("no", "yes"))
+    .dataLinks([statusPage(s)]),
   stat(
     {
       title: "Sources not ready",

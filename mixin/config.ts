@@ -15,6 +15,12 @@ export interface MixinConfig {
   /** Runbook URL of an alert: `%s` is replaced by the alert's name in lower case. */
   runbookURLPattern: string;
   /**
+   * Where the node dashboard's link to the exporter's status page goes through the API
+   * server's pod proxy: `kubectl proxy`'s address by default. The link's path names the
+   * scraped pod by its `namespace` and `pod` labels, which prometheus-operator's targets carry.
+   */
+  statusPageProxyURL: string;
+  /**
    * How long after the exporter (re)started a source may still be not ready without an alert:
    * the time a node legitimately needs to fetch its pod config.
    */
@@ -80,6 +86,7 @@ export const defaultConfig: MixinConfig = {
   showMultiCluster: false,
   runbookURLPattern:
     "https://github.com/podconfig-exporter/podconfig-exporter/blob/main/docs/runbook.md#%s",
+  statusPageProxyURL: "http://127.0.0.1:8001",
   startupGracePeriod: "10m",
   gaugeLookback: "2m",
   sourceNotReadyFor: "1m",
@@ -131,6 +138,7 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   clusterLabel: "string",
   showMultiCluster: "boolean",
   runbookURLPattern: "string",
+  statusPageProxyURL: "string",
   startupGracePeriod: "duration",
   gaugeLookback: "duration",
   sourceNotReadyFor: "duration",
@@ -176,6 +184,8 @@ function problem(key: string, kind: Kind, value: unknown): string | undefined {
       if (typeof value !== "string") return "a string";
       if (key === "clusterLabel" && !/^[a-zA-Z_]\w*$/.test(value)) return "a label name";
       if (key === "runbookURLPattern" && !value.includes("%s")) return 'a URL containing "%s"';
+      if (key === "statusPageProxyURL" && !/^https?:\/\/[^/]+$/.test(value))
+        return "an http(s) URL without a path";
       if (key === "podconfigSelector" && (value.trim() === "" || /[{}]/.test(value)))
         return 'label matchers without braces, e.g. job="podconfig-exporter"';
       return undefined;

@@ -41,6 +41,7 @@ function sentinels(): { config: MixinConfig; tokens: Token[] } {
     podconfigSelector: 'pcsentinel_selector="1"',
     clusterLabel: "pcsentinel_cluster",
     runbookURLPattern: "pcsentinel_runbook_pre%spcsentinel_runbook_post",
+    statusPageProxyURL: "pcsentinel_status_page_proxy",
     grafanaDashboardTags: ["pcsentinel_tag"],
   };
   const tokens: Token[] = [
@@ -48,6 +49,7 @@ function sentinels(): { config: MixinConfig; tokens: Token[] } {
     literal("pcsentinel_cluster", "c.clusterLabel"),
     literal("pcsentinel_runbook_pre", "runbookParts[0]"),
     literal("pcsentinel_runbook_post", "runbookParts[1]"),
+    literal("pcsentinel_status_page_proxy", "c.statusPageProxyURL"),
   ];
   // 1001 s, 1003 s...: never whole minutes, so their words are "<n> seconds".
   durationKeys.forEach((key, i) => {

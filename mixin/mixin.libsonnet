@@ -597,6 +597,21 @@ local single(c, runbookParts) = {
           }
          }
         }
+       ],
+       "links": [
+        {
+         "title": "Status page of ${__field.labels.pod} (through kubectl proxy)",
+         "type": "link",
+         "icon": "",
+         "tooltip": "",
+         "tags": [],
+         "asDropdown": false,
+         "placement": "inControlsMenu",
+         "targetBlank": true,
+         "includeVars": false,
+         "keepTime": false,
+         "url": (c.statusPageProxyURL) + "/api/v1/namespaces/${__field.labels.namespace}/pods/${__field.labels.pod}:9847/proxy/"
+        }
        ]
       },
       "overrides": []
@@ -4438,6 +4453,21 @@ local multi(c, runbookParts) = {
           }
          }
         }
+       ],
+       "links": [
+        {
+         "title": "Status page of ${__field.labels.pod} (through kubectl proxy)",
+         "type": "link",
+         "icon": "",
+         "tooltip": "",
+         "tags": [],
+         "asDropdown": false,
+         "placement": "inControlsMenu",
+         "targetBlank": true,
+         "includeVars": false,
+         "keepTime": false,
+         "url": (c.statusPageProxyURL) + "/api/v1/namespaces/${__field.labels.namespace}/pods/${__field.labels.pod}:9847/proxy/"
+        }
        ]
       },
       "overrides": []
@@ -7724,6 +7754,7 @@ local multi(c, runbookParts) = {
     "clusterLabel": "cluster",
     "showMultiCluster": false,
     "runbookURLPattern": "https://github.com/podconfig-exporter/podconfig-exporter/blob/main/docs/runbook.md#%s",
+    "statusPageProxyURL": "http://127.0.0.1:8001",
     "startupGracePeriod": "10m",
     "gaugeLookback": "2m",
     "sourceNotReadyFor": "1m",

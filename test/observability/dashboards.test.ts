@@ -166,6 +166,25 @@ describe("dashboards/*.json", () => {
     );
   });
 
+  test("the node dashboard links to the node's exporter status page, by the scraped pod", async () => {
+    const node = [...(await committed()).values()].find((d) => d.uid === NODE_DASHBOARD_UID);
+    const links = panelsOf(node as Json).flatMap((panel) =>
+      (((panel.fieldConfig?.defaults as Json | undefined)?.links ?? []) as { url: string }[]).map(
+        (link) => ({ panel, url: link.url }),
+      ),
+    );
+    const status = links.filter((l) => l.url.endsWith(":9847/proxy/"));
+    assert.equal(status.length, 1, "one status page link");
+    const { panel, url } = status[0] as (typeof status)[number];
+    assert.equal(
+      url,
+      `${defaultConfig.statusPageProxyURL}/api/v1/namespaces/\${__field.labels.namespace}/pods/\${__field.labels.pod}:9847/proxy/`,
+    );
+    // The series keep the target's labels (namespace, pod): one plain selector, no aggregation.
+    for (const target of panel.targets ?? [])
+      assert.match(target.expr ?? "", /^podconfig_sources_ready\{[^}]*\}$/);
+  });
+
   test("query only catalogue metrics and recording rules that exist", () => {
     const known = new Set([...catalogueSeries, ...recordedSeries()]);
     const queries = dashboardQueries();

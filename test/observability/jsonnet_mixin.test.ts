@@ -43,6 +43,7 @@ const everyKey = {
   clusterLabel: "k8s_cluster",
   showMultiCluster: true,
   runbookURLPattern: "https://runbooks.example.com/podconfig/%s.html",
+  statusPageProxyURL: "https://k8s-proxy.example.com:8443",
   startupGracePeriod: "1h30m",
   gaugeLookback: "90s",
   sourceNotReadyFor: "2m",
