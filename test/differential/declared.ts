@@ -13,14 +13,7 @@ export interface Declared {
   versions?: readonly KubeletMinor[];
 }
 
-export const declaredDivergences: readonly Declared[] = [
-  {
-    id: "podlist-item-typemeta-1.37",
-    versions: ["1.37"],
-    matches: (rule) =>
-      rule === "url pod kind: absent here" || rule === "url pod apiVersion: absent here",
-  },
-];
+export const declaredDivergences: readonly Declared[] = [];
 
 /** The declared divergence covering `rule` at `minor`, if any. */
 export function declaredFor(rule: string, minor: KubeletMinor): Declared | undefined {

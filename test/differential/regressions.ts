@@ -217,6 +217,20 @@ export const acceptedBodies: readonly RegressionBody[] = [
     minors: ["1.32"],
   },
   {
+    // From 1.37 the items keep their apiVersion and kind (the PodList conversion is a cast).
+    name: "a PodList whose items carry apiVersion and kind",
+    text: `apiVersion: v1
+kind: PodList
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: listed}
+  spec:
+    containers:
+    - {name: app, image: nginx:1.27}
+`,
+  },
+  {
     name: "a privileged container",
     text: pod(
       "privileged",

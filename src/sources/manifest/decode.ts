@@ -3,7 +3,7 @@
 // node's kubelet minor, apply the API defaults, the conversion round trip and the static pod
 // defaults, validate.
 import type { Pod } from "../../core/types.js";
-import { type KubeletMinor, NewestKubeletMinor } from "../../core/version.js";
+import { atLeast, type KubeletMinor, NewestKubeletMinor } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { isObject, type JsonObject } from "../json_object.js";
 import { PodBounds, podBoundProblem } from "../pod_bounds.js";
@@ -113,14 +113,24 @@ const initContainerAnnotations = [
  * One pod object (a manifest, or a PodList item, as the typed decoder left it) -> a defaulted,
  * validated Pod in the wire form the kubelet would marshal.
  */
-function toStaticPod(item: JsonObject, origin: StaticPodOrigin, minor: KubeletMinor): Pod {
+function toStaticPod(
+  item: JsonObject,
+  origin: StaticPodOrigin,
+  minor: KubeletMinor,
+  listItem = false,
+): Pod {
   const schema = goSchema(minor);
   // The legacy codec's decode: the API's defaults, then the v1 -> internal conversion.
   setObjectDefaultsPod(item, minor);
   roundTrip(item);
-  // The internal Pod has no TypeMeta set, nor has the v1 Pod converted back from it.
-  delete item.kind;
-  delete item.apiVersion;
+  // The internal Pod has no TypeMeta set, nor has the v1 Pod converted back from it. But from
+  // 1.37 a PodList is converted to the internal one and back by an unsafe cast (the layouts
+  // became identical: zz_generated.conversion.go), so each item keeps the apiVersion and kind
+  // its own JSON gave it.
+  if (!(listItem && atLeast(minor, "1.37"))) {
+    delete item.kind;
+    delete item.apiVersion;
+  }
   const pod = marshal(schema.pod, item) as Pod;
   if (!pod.metadata.name) throw decodeError(origin, "invalid pod: name is needed for the pod");
   applyDefaults(pod, origin);
@@ -182,7 +192,7 @@ export function tryDecodePodList(data: Uint8Array, origin: StaticPodOrigin): Pod
       throw decodeError(origin, `items: ${podBoundProblem([], raw.length)}`);
     const list = decodeInto(origin, schema, schema.podList, value);
     const items = (list.items ?? []) as JsonObject[];
-    return items.map((item) => toStaticPod(item, origin, minor));
+    return items.map((item) => toStaticPod(item, origin, minor, true));
   });
 }
 
