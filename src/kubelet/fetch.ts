@@ -97,9 +97,13 @@ export async function fetchKubeletMetrics(
           ...serverNameOptions(options.tlsServerName),
         }
       : {};
+  // Every failure settles the promise itself, then destroys the request: Node 26 emits no
+  // 'error' for a request destroyed once its response has ended (Node 20 does), which left a
+  // poll of a short non-metrics answer, or a timed-out one, pending forever.
   return new Promise<KubeletFetchResult>((resolve, reject) => {
     const timer = setTimeout(() => {
-      req.destroy(new KubeletPollError("fetch", `timed out after ${options.timeoutMs} ms`));
+      fail(new KubeletPollError("fetch", `timed out after ${options.timeoutMs} ms`));
+      req.destroy();
     }, options.timeoutMs);
     const fail = (error: unknown): void => {
       clearTimeout(timer);
@@ -113,7 +117,8 @@ export async function fetchKubeletMetrics(
       const status = response.statusCode ?? 0;
       if (status !== 200) {
         response.resume();
-        req.destroy(statusError(status));
+        fail(statusError(status));
+        req.destroy();
         return;
       }
       // Each chunk is read and dropped as it comes: only the witness's series are held.
@@ -137,7 +142,8 @@ export async function fetchKubeletMetrics(
         } catch (error) {
           // The rest of the body is not read; "end" may still come for what was received.
           failed = true;
-          req.destroy(readError(error));
+          fail(readError(error));
+          req.destroy();
         }
       });
       response.on("end", () => {
