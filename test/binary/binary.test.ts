@@ -1,10 +1,13 @@
-// The single binary (npm run build:binary, amd64): built for real from the bundle and Node's
-// official binary, then run as deploy/systemd runs it, with its example environment file
+// The single binary (npm run build:binary): built for real from the bundle and Node's official
+// binaries, amd64 then run as deploy/systemd runs it, with its example environment file
 // pointed at the bundled example sources: --version, /readyz, the decoding thread (the static
-// pods counted), the password checking thread (basic auth), and SIGTERM ending it with 0.
+// pods counted), the password checking thread (basic auth), and SIGTERM ending it with 0. The
+// arm64 binary cannot run here: it is checked as a file (an AArch64 executable whose SEA fuse
+// is set and which carries the same blob).
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,14 +36,15 @@ async function exampleEnvironment(): Promise<Record<string, string>> {
 
 describe("the single binary", { timeout: 20 * 60_000 }, () => {
   let binary = "";
+  let arm64 = "";
   let work = "";
   before(async () => {
     work = await mkdtemp(join(tmpdir(), "podconfig-binary-"));
-    [binary] = (await buildBinaries(["x64"], {
+    [binary, arm64] = (await buildBinaries(["x64", "arm64"], {
       ...process.env,
       BUILD_REVISION: revision,
       BUILD_BRANCH: "test",
-    })) as [string];
+    })) as [string, string];
   });
   after(async () => {
     if (work) await rm(work, { recursive: true, force: true });
@@ -55,6 +59,17 @@ describe("the single binary", { timeout: 20 * 60_000 }, () => {
     );
     assert.ok(lines.includes(`  node version:     v${RuntimeNodeVersion}`), out);
     assert.ok(lines.includes("  platform:         linux/amd64"), out);
+  });
+
+  test("arm64: an AArch64 executable with the SEA fuse set and the same blob as amd64", () => {
+    const header = execFileSync("readelf", ["-h", arm64], { encoding: "utf8" });
+    assert.match(header, /Machine:\s+AArch64/);
+    const fuse = Buffer.from("NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1");
+    const [amd, arm] = [readFileSync(binary), readFileSync(arm64)];
+    assert.ok(arm.includes(fuse), "the fuse is set: the binary runs the blob, not plain node");
+    // The blob holds the bundle: the --version line's template, and this build's revision.
+    for (const marker of ["podconfig-exporter, version ", revision])
+      assert.ok(arm.includes(marker) && amd.includes(marker), marker);
   });
 
   test("the systemd example environment on the example sources: ready, then SIGTERM exits 0", async () => {
