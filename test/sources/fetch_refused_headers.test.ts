@@ -17,26 +17,37 @@ async function fetchAccepts(url: string, name: string, value: string): Promise<b
   }
 }
 
+// Node 20's fetch (undici 6) refuses "Connection: upgrade"; Node 26's sends it. The exporter
+// runs on both (20 on the machines, 26 in the image and the binary) and refuses it on every
+// Node, so that one configuration works on each: on 26 only the refusal is checked.
+const fetchRefusesConnectionUpgrade = Number(process.versions.node.split(".")[0]) < 26;
+
 describe("headers fetch refuses", () => {
   test("are refused by --manifest-url-header exactly when fetch refuses them", async (t) => {
     const server = createServer((_request, response) => response.end("ok"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     t.after(() => server.close());
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const cases: [string, string, boolean][] = [
-      ["Transfer-Encoding", "chunked", false],
-      ["Keep-Alive", "timeout=5", false],
-      ["Upgrade", "websocket", false],
-      ["Expect", "100-continue", false],
-      ["Connection", "upgrade", false],
-      ["Content-Length", "abc", false],
-      ["X-Name", "caf\u0100", false],
-      ["Connection", "close", true],
-      ["Authorization", "Bearer x", true],
-      ["X-Name", "caf\u00e9", true],
+    // [name, value, whether the exporter accepts it, whether this Node's fetch does]
+    const cases: [string, string, boolean, boolean | undefined][] = [
+      ["Transfer-Encoding", "chunked", false, false],
+      ["Keep-Alive", "timeout=5", false, false],
+      ["Upgrade", "websocket", false, false],
+      ["Expect", "100-continue", false, false],
+      ["Connection", "upgrade", false, fetchRefusesConnectionUpgrade ? false : undefined],
+      ["Content-Length", "abc", false, false],
+      ["X-Name", "caf\u0100", false, false],
+      ["Connection", "close", true, true],
+      ["Authorization", "Bearer x", true, true],
+      ["X-Name", "caf\u00e9", true, true],
     ];
-    for (const [name, value, accepted] of cases) {
-      assert.equal(await fetchAccepts(url, name, value), accepted, `fetch with ${name}`);
+    for (const [name, value, accepted, fetchAccepted] of cases) {
+      if (fetchAccepted !== undefined)
+        assert.equal(
+          await fetchAccepts(url, name, value),
+          fetchAccepted,
+          `fetch with ${name}: ${value}`,
+        );
       const parse = () => parseManifestURLHeaders([`${name}:${value}`]);
       if (accepted) parse();
       else
