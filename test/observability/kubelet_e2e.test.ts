@@ -49,6 +49,14 @@ describe("a real Prometheus with the kubelet alerts", () => {
       "--kubelet.poll-period=250ms",
     ]);
     t.after(() => exporter.stop());
+    // At rest is the copy ready: on a busy machine its sources took longer than Prometheus's
+    // first evaluations, and the copy not ready beside a ready kubelet is a (true) disagreement.
+    await eventually(async () => {
+      const status = (await (await fetch(`${exporter.url}/api/v1/sources`)).json()) as {
+        ready: boolean;
+      };
+      return status.ready ? true : undefined;
+    }, "the exporter's copy ready");
     // Long `for`s: an alert stays pending, so "pending or firing" is seen before it clears.
     const prometheus = await Prometheus.start(dir, address, {
       gaugeLookback: "3s",

@@ -38,8 +38,9 @@ describe("startExporter", () => {
   test("--demo: the http source is stuck on the demo server's 503, then ready with its PodList", async (t) => {
     const exporter = await exporterFromFlags([
       "--demo",
-      // Long enough that the first poll meets the 503 even on a loaded machine.
-      "--demo.unavailable-for=3s",
+      // Long enough that the first poll meets the 503 on a loaded machine: beside stress-ng the
+      // first poll came more than 3 s after the demo server started.
+      "--demo.unavailable-for=30s",
       "--http-check-frequency=100ms",
       "--web.disable-exporter-metrics",
     ]);
