@@ -17,7 +17,6 @@ import { benchPod } from "./pods.js";
 
 const pods = Number(process.env.BENCH_PODS ?? 30);
 const fake = await FakeApiserver.start({ tls: true, token: "bench-token" });
-fake.addNode("node-1");
 const stored: Pod[] = [];
 for (let i = 0; i < pods; i++) stored.push(fake.addPod(benchPod(i)));
 const rate = Number(process.env.BENCH_CHURN_RATE ?? 0);

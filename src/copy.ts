@@ -87,6 +87,7 @@ function createSources(config: ExporterConfig, podConfig: PodConfig, deps: CopyD
     const source = new ApiSource({
       kubeConfig: config.apiserver.kubeConfig,
       nodeName,
+      kubeletMinor: config.kubeletVersion.minor,
       clock,
       logger,
       channel: { send: (update) => sendTo.send(update) },

@@ -77,8 +77,7 @@ async function main(): Promise<void> {
       "--test-reporter=spec",
       "--test-concurrency=1",
       "test/real-node/manifests.e2e.ts",
-      // Not yet passing (realnode/README.md, "Not done"): run with --api-tests.
-      ...(process.argv.includes("--api-tests") ? ["test/real-node/api_source.e2e.ts"] : []),
+      "test/real-node/api_source.e2e.ts",
     ],
     {
       cwd: repoRoot,

@@ -89,3 +89,13 @@ export function followKubeletVersion(gitVersion: string): FollowedVersion {
     outOfRange: `kubelet ${gitVersion} is ${older ? "older" : "newer"} than the supported ${range}: following ${nearest}, the nearest; where ${major}.${minor} decodes, validates or merges otherwise, this copy differs from it`,
   };
 }
+
+/**
+ * The api source's start gate (nodeHasSynced). Up to 1.36 it is the node informer's HasSynced:
+ * open once the node list succeeded, even if the Node does not exist. From 1.37
+ * (newNodeHasSyncedFunc, pkg/kubelet/kubelet.go) it opens only once the Node is in the
+ * informer's cache, so a kubelet whose Node was never created never lists its pods.
+ */
+export function nodeSyncWaitsForNode(version: KubeletMinor): boolean {
+  return atLeast(version, "1.37");
+}

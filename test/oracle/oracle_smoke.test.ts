@@ -166,7 +166,6 @@ for (const minor of ["1.32", "1.37"]) {
     test("api mode: upstream's api source lists this node's pods from the loopback API server", async () => {
       const fake = await FakeApiserver.start();
       const kubeconfig = await fake.writeKubeconfig(dir);
-      fake.addNode("node-a");
       fake.addPod({
         metadata: { name: "a", namespace: "default" },
         spec: { nodeName: "node-a", containers: [{ name: "c", image: "img:1" }] },

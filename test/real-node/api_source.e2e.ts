@@ -1,9 +1,12 @@
 // Issue #17 item 3: the api source's list/watch against the real kube-apiserver of the real
-// node (run by npm run e2e:node, which sets the REALNODE_* variables). Watch resumption and the
-// 410 after an etcd compaction need the API server to go away and come back without the watch
-// cache hiding etcd's compaction, so those run against a second kube-apiserver on the same etcd
-// with --watch-cache=false; its audit log says which requests the source made. The fake API
-// server (test/support/fake_apiserver.ts) stays for the faults a real one will not produce.
+// node (run by npm run e2e:node, which sets the REALNODE_* variables): field selectors, the
+// start gate for a Node that does not exist yet (per kubelet minor), watch resumption, the 410
+// after an etcd compaction, bookmarks. Resumption and the 410 need the API server to go away and
+// come back without the watch cache hiding etcd's compaction, so those run against a second
+// kube-apiserver on the same etcd with --watch-cache=false; its audit log (this test's user
+// only) says which requests the source made. Every wait is on a condition (an audited request,
+// a pushed SET), with a generous bound for a loaded machine. The fake API server
+// (test/support/fake_apiserver.ts) stays for the faults a real one will not produce.
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,7 +16,7 @@ import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "../../scripts/real-node/node.js";
 import { kubeconfig } from "../../scripts/real-node/pki.js";
-import type { Clock } from "../../src/core/deps.js";
+import type { KubeletMinor } from "../../src/core/version.js";
 import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { signed } from "../support/certs.js";
@@ -174,19 +177,17 @@ function nodeJson(name: string): string {
   return JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name } });
 }
 
-async function source(node: string, server: string) {
+async function source(node: string, server: string, kubeletMinor: KubeletMinor = "1.37") {
   const dir = mkdtempSync(join(work, "kubeconfig-"));
   const file = join(dir, "kubeconfig");
   writeFileSync(file, kubeconfig(server, caFile, client));
   const channel = new UpdateRecorder();
   const logger = new RecordingLogger();
-  let tick = 0;
-  const clock: Clock = { now: () => ++tick }; // every success gets a new timestamp
   const api = new ApiSource({
     kubeConfig: await loadKubeConfig({ kubeconfig: file }),
     nodeName: node,
+    kubeletMinor,
     channel,
-    clock,
     logger,
     backoff: { initialMs: 100, maxMs: 1000, jitter: 0 },
     nodeSyncPeriodMs: 200,
@@ -206,18 +207,22 @@ function requests(
   return second.requestsOf(resource).slice(from);
 }
 
-test("a Node that does not exist yet: nothing is listed or pushed until it is created; then only its pods (field selector)", async (t) => {
+test("1.37: a Node that does not exist yet is listed until it is created; no pod is listed and nothing pushed until it is created; then only its pods (field selector)", async (t) => {
   const node = "e2e-late";
-  const { api, channel } = await source(node, secondUrl());
+  const { api, channel } = await source(node, secondUrl(), "1.37");
   t.after(() => api.stop());
   const pods0 = requests("pods").length;
   const nodes0 = requests("nodes").length;
   kubectl(["create", "-f", "-"], podJson("late-mine", node));
   kubectl(["create", "-f", "-"], podJson("late-other", "e2e-elsewhere"));
   api.start();
-  // The start gate lists its Node (field selector metadata.name) until it exists.
+  // newNodeHasSyncedFunc: the gate stays shut until the Node exists; the copy lists it (field
+  // selector metadata.name) every gate period meanwhile (node_sync.ts).
   await until(() => requests("nodes", nodes0).length >= 3, "three Node lists");
-  assert.equal(requests("nodes", nodes0)[0]?.query.get("fieldSelector"), `metadata.name=${node}`);
+  for (const r of requests("nodes", nodes0)) {
+    assert.equal(r.verb, "list");
+    assert.equal(r.query.get("fieldSelector"), `metadata.name=${node}`);
+  }
   assert.equal(channel.updates.length, 0, "nothing pushed before the Node exists");
   assert.equal(requests("pods", pods0).length, 0, "no pod list before the Node exists");
   kubectl(["create", "-f", "-"], nodeJson(node));
@@ -238,6 +243,33 @@ test("a Node that does not exist yet: nothing is listed or pushed until it is cr
     1,
     "one list, then the watch",
   );
+});
+
+test("1.32-1.36: a Node that does not exist yet: the gate opens once the node list succeeded, and the pods bound to it are listed and pushed", async (t) => {
+  const node = "e2e-absent";
+  const { api, channel } = await source(node, secondUrl(), "1.32");
+  t.after(() => api.stop());
+  const pods0 = requests("pods").length;
+  const nodes0 = requests("nodes").length;
+  kubectl(["create", "-f", "-"], podJson("absent-mine", node));
+  kubectl(["create", "-f", "-"], podJson("absent-other", "e2e-elsewhere"));
+  api.start();
+  await until(() => channel.updates.length === 1, "the first SET");
+  assert.deepEqual(names(channel), ["absent-mine"]);
+  assert.deepEqual(
+    requests("nodes", nodes0).map((r) => [r.verb, r.query.get("fieldSelector")]),
+    [["list", `metadata.name=${node}`]],
+    "one node list, no node watch",
+  );
+  const [list] = requests("pods", pods0);
+  assert.equal(list?.verb, "list");
+  assert.equal(list?.query.get("fieldSelector"), `spec.nodeName=${node}`);
+  assert.equal(
+    kubectl(["get", "nodes", `--field-selector=metadata.name=${node}`, "-o", "name"]),
+    "",
+    "the Node still does not exist",
+  );
+  kubectl(["delete", "pod", "absent-mine", "absent-other", "--wait=false"]);
 });
 
 /** A source on `node` (created) whose first SET [] is in and whose watch is open. */
@@ -309,16 +341,20 @@ test("410 after an etcd compaction: the resumed watch is refused as Expired and 
   kubectl(["delete", "pod", "expired-b", "expired-c", "--wait=false"]);
 });
 
-/** Compacts etcd at its current revision through its gRPC gateway (what etcdctl compact does). */
+/** Compacts etcd at its current revision with etcdctl (Debian's etcd-client: the v3 API). */
 async function compactEtcd(): Promise<void> {
-  const status = (await (
-    await fetch(`${etcdUrl}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: "AA==" }) })
-  ).json()) as { header: { revision: string } };
-  const response = await fetch(`${etcdUrl}/v3/kv/compaction`, {
-    method: "POST",
-    body: JSON.stringify({ revision: status.header.revision, physical: true }),
-  });
-  assert.equal(response.status, 200, await response.text());
+  const etcdctl = (args: string[]): string =>
+    execFileSync("etcdctl", [`--endpoints=${etcdUrl}`, ...args], {
+      encoding: "utf8",
+      env: { ...process.env, ETCDCTL_API: "3" },
+      timeout: 60_000,
+    });
+  const [status] = JSON.parse(etcdctl(["endpoint", "status", "-w", "json"])) as {
+    Status: { header: { revision: number } };
+  }[];
+  const revision = status?.Status.header.revision;
+  assert.ok(revision !== undefined && revision > 0, "etcd's current revision");
+  assert.match(etcdctl(["compact", String(revision), "--physical"]), /compacted revision/);
 }
 
 test("bookmarks: the node's API server (watch cache on) sends a BOOKMARK on a quiet watch; it counts as a success and pushes nothing", async (t) => {

@@ -9,8 +9,10 @@
 // - a resourceVersion older than the compacted window -> 410 Gone "Expired": by default as an
 //   ERROR event inside a 200 stream (what the watch cache does), optionally as the HTTP status.
 // - GET /api/v1/nodes?fieldSelector=metadata.name=<node>  -> NodeList (what the kubelet's node
-//   informer lists before its api source may start); empty when the node was never added.
-// Test controls: add/modify/delete pods (one monotonic resourceVersion), add nodes, close
+//   informer lists before its api source may start), holding the node asked for: every node
+//   exists here, as a registered kubelet's does. A Node that does not exist yet (the 1.37 start
+//   gate watches for it) is tested against the real kube-apiserver (test/real-node/).
+// Test controls: add/modify/delete pods (one monotonic resourceVersion), close
 // watches, compact, bookmark, go down (refuse connections) and come back up on the same port.
 // Hostile modes (`hostile`, changeable at any time) make it the API server nobody wants: lists
 // that never answer or trickle, garbage, watches that close after one event, 410 on every watch.
@@ -97,7 +99,6 @@ const podKey = (namespace: string, name: string): string => `${namespace}/${name
 export class FakeApiserver {
   readonly requests: RecordedRequest[] = [];
   hostile: HostileModes = {};
-  private readonly nodes = new Set<string>();
   private readonly server: Server;
   private readonly pods = new Map<string, Pod>();
   private readonly history: HistoryEvent[] = [];
@@ -162,11 +163,6 @@ export class FakeApiserver {
     if (this.pods.has(key)) throw new Error(`fake apiserver: pod ${key} already exists`);
     const uid = pod.metadata.uid ?? randomUUID();
     return this.record("ADDED", key, { ...pod, metadata: { ...pod.metadata, namespace, uid } });
-  }
-
-  /** Registers a node, so the node list for its name has one item. */
-  addNode(name: string): void {
-    this.nodes.add(name);
   }
 
   /** Replaces an existing pod (matched by namespace/name; uid kept). */
@@ -395,7 +391,7 @@ export class FakeApiserver {
 
   private serveNodes(res: ServerResponse, fieldSelector: string | undefined): void {
     const name = nodeNameOf(fieldSelector);
-    const items = name !== undefined && this.nodes.has(name) ? [{ metadata: { name } }] : [];
+    const items = name !== undefined ? [{ metadata: { name } }] : [];
     writeJson(res, 200, {
       kind: "NodeList",
       apiVersion: "v1",

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { ApiserverSource, type Pod, type SourceChannel } from "../../core/types.js";
+import { type KubeletMinor, NewestKubeletMinor, nodeSyncWaitsForNode } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { SourceHealth } from "../health.js";
 import { PodBounds, type PodLimits, podBoundProblem } from "../pod_bounds.js";
@@ -24,6 +25,8 @@ export interface ApiSourceOptions {
   kubeConfig: KubeConfig;
   /** The node whose pods are watched (field selector spec.nodeName=<node>). */
   nodeName: string;
+  /** The kubelet minor followed (the start gate changed in 1.37); the newest when not given. */
+  kubeletMinor?: KubeletMinor;
   /** The `api` channel, or a wrapper of it (e.g. one that keeps checkpoints). */
   channel: SourceChannel;
   clock?: Clock;
@@ -143,6 +146,7 @@ export class ApiSource implements PodSource {
     const synced = await waitForNodeSync({
       client: this.client,
       nodeName: this.options.nodeName,
+      untilNodeExists: nodeSyncWaitsForNode(this.options.kubeletMinor ?? NewestKubeletMinor),
       clock: this.clock,
       random: this.random,
       sleep: this.sleep,

@@ -52,12 +52,17 @@ export function decodePodList(text: string, limits: PodLimits): PodList {
   return { resourceVersion, pods };
 }
 
-/** A NodeList: only its shape matters, the kubelet's start gate waits for it to be listed. */
-export function checkNodeList(text: string): void {
+/** A NodeList (fieldSelector metadata.name=<node>): whether the node is in it. */
+export function decodeNodeList(text: string, nodeName: string): { nodeExists: boolean } {
   const list = parse(text, "node list");
   if (!isObject(list) || !Array.isArray(list.items) || !isObject(list.metadata)) {
     throw new ApiSourceError("decode", "node list has no items or metadata");
   }
+  return { nodeExists: list.items.some((item) => nameOf(item) === nodeName) };
+}
+
+function nameOf(object: unknown): unknown {
+  return isObject(object) && isObject(object.metadata) ? object.metadata.name : undefined;
 }
 
 export function decodeWatchEvent(line: string): WatchEvent {
