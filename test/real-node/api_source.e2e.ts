@@ -173,6 +173,14 @@ function podJson(name: string, node: string): string {
   });
 }
 
+/**
+ * Deletes pods at once: a pod bound to a node is only marked (deletionTimestamp) until that
+ * node's kubelet confirms it gone, and these nodes have no kubelet.
+ */
+function deletePods(...names: string[]): void {
+  kubectl(["delete", "pod", ...names, "--grace-period=0", "--force"]);
+}
+
 function nodeJson(name: string): string {
   return JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name } });
 }
@@ -235,7 +243,7 @@ test("1.37: a Node that does not exist yet is listed until it is created; no pod
   kubectl(["create", "-f", "-"], podJson("late-mine-2", node));
   await until(() => names(channel).length === 2, "SET after ADDED");
   assert.deepEqual(names(channel), ["late-mine", "late-mine-2"]);
-  kubectl(["delete", "pod", "late-mine", "late-other", "late-mine-2", "--wait=false"]);
+  deletePods("late-mine", "late-other", "late-mine-2");
   await until(() => channel.lastNames()?.length === 0, "SET [] after the deletes");
   assert.ok(channel.updates.every((u) => u.op === "SET" && u.source === "api"));
   assert.equal(
@@ -269,7 +277,7 @@ test("1.32-1.36: a Node that does not exist yet: the gate opens once the node li
     "",
     "the Node still does not exist",
   );
-  kubectl(["delete", "pod", "absent-mine", "absent-other", "--wait=false"]);
+  deletePods("absent-mine", "absent-other");
 });
 
 /** A source on `node` (created) whose first SET [] is in and whose watch is open. */
@@ -307,7 +315,7 @@ test("watch resumption: the API server goes away, pods change meanwhile, the wat
     resumedFrom > Number(watches[0]?.query.get("resourceVersion")),
     "resumed from a later version than the list's",
   );
-  kubectl(["delete", "pod", "resume-a", "resume-b", "--wait=false"]);
+  deletePods("resume-a", "resume-b");
 });
 
 test("410 after an etcd compaction: the resumed watch is refused as Expired and the source relists", async (t) => {
@@ -317,7 +325,7 @@ test("410 after an etcd compaction: the resumed watch is refused as Expired and 
   await until(() => names(channel).join() === "expired-a", "SET [expired-a]");
   await second.stop();
   kubectl(["create", "-f", "-"], podJson("expired-b", node));
-  kubectl(["delete", "pod", "expired-a", "--wait=false"]);
+  deletePods("expired-a");
   await compactEtcd();
   await second.start();
   await until(() => names(channel).join() === "expired-b", "the relist's SET [expired-b]");
@@ -338,7 +346,7 @@ test("410 after an etcd compaction: the resumed watch is refused as Expired and 
     () => names(channel).join() === "expired-b,expired-c",
     "SET after the relist's watch",
   );
-  kubectl(["delete", "pod", "expired-b", "expired-c", "--wait=false"]);
+  deletePods("expired-b", "expired-c");
 });
 
 /** Compacts etcd at its current revision with etcdctl (Debian's etcd-client: the v3 API). */
@@ -374,5 +382,5 @@ test("bookmarks: the node's API server (watch cache on) sends a BOOKMARK on a qu
   await until(() => api.health.lastSuccessAt !== successAfterWatch, "a bookmark", 240_000);
   assert.equal(channel.updates.length, 1, "the bookmark pushed nothing");
   assert.equal(api.health.errors.size, 0);
-  kubectl(["delete", "pod", "bookmark-elsewhere", "--wait=false"]);
+  deletePods("bookmark-elsewhere");
 });
