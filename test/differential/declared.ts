@@ -13,7 +13,14 @@ export interface Declared {
   versions?: readonly KubeletMinor[];
 }
 
-export const declaredDivergences: readonly Declared[] = [];
+export const declaredDivergences: readonly Declared[] = [
+  {
+    id: "pod-level-resources-defaulting-1.34-1.36",
+    versions: ["1.34", "1.35", "1.36"],
+    matches: (rule) =>
+      /^(?:file|url) pod spec\.resources\.(?:requests|limits)(?:\.\*)?: /.test(rule),
+  },
+];
 
 /** The declared divergence covering `rule` at `minor`, if any. */
 export function declaredFor(rule: string, minor: KubeletMinor): Declared | undefined {
