@@ -1,9 +1,10 @@
 // The real command, spawned with tsx: usage errors exit 2 with one line naming the flag;
-// SIGTERM exits 0 after flushing the spans to an OTLP receiver on 127.0.0.1.
+// SIGTERM exits 0 after flushing the spans to an OTLP receiver on 127.0.0.1, and exits 0 (never
+// the 5 s shutdown timer's 1) while an exec plugin hangs or a large manifest is being decoded.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -215,5 +216,65 @@ describe("podconfig-exporter command", () => {
     child.kill("SIGTERM");
     const [code] = (await exited) as [number | null];
     assert.equal(code, 0, child.output.stderr);
+  });
+  test("SIGTERM during a long decode: the decoding thread is terminated, exit 0", async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-cli-"));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    // 60,000 labels, under the node bound: seconds of decoding, past the 5 s timer when busy.
+    const labels = Array.from({ length: 60_000 }, (_, i) => `    l${i}: v\n`).join("");
+    await writeFile(
+      join(dir, "huge.yaml"),
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: huge\n  labels:\n${labels}spec:\n  containers: [{name: a, image: b}]\n`,
+    );
+    const child = start([`--pod-manifest-path=${dir}`, "--web.listen-address=127.0.0.1:0"]);
+    const exited = once(child, "close");
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
+    // The file source has started listing (and reading, then decoding) when this is logged.
+    await listeningURL(child);
+    child.kill("SIGTERM");
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    assert.equal(code, 0, `${signal}: ${child.output.stderr}`);
+    assert.doesNotMatch(child.output.stderr, /huge\.yaml/, "no failure recorded for the file");
+  });
+
+  test("SIGTERM while an exec plugin hangs: its process group is killed, exit 0", async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-cli-"));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const plugin = join(dir, "plugin.sh");
+    const pidFile = join(dir, "sleep.pid");
+    // Ignores SIGTERM, never answers, and leaves a child holding its stdout.
+    await writeFile(
+      plugin,
+      `#!/bin/sh\ntrap '' TERM\nsleep 3600 &\necho $! > ${pidFile}\nwhile :; do sleep 1; done\n`,
+    );
+    await chmod(plugin, 0o755);
+    const kubeconfig = join(dir, "kubeconfig");
+    await writeFile(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ${plugin}, interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+    );
+    const child = start([
+      `--kubeconfig=${kubeconfig}`,
+      "--node-name=cp-1",
+      "--web.listen-address=127.0.0.1:0",
+    ]);
+    const exited = once(child, "close");
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
+    const sleeper = await eventually(
+      async () => Number(await readFile(pidFile, "utf8").catch(() => "0")) || undefined,
+      "the plugin running",
+      60_000,
+    );
+    await listeningURL(child);
+    child.kill("SIGTERM");
+    const [code] = (await exited) as [number | null];
+    assert.equal(code, 0, child.output.stderr);
+    // Gone, or a zombie left for whoever reaps orphans here (no init in a container).
+    const state = await readFile(`/proc/${sleeper}/stat`, "utf8").catch(() => "gone");
+    assert.ok(state === "gone" || / Z /.test(state), `the plugin's child is gone: ${state}`);
   });
 });

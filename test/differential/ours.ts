@@ -17,10 +17,14 @@ import { FileSource } from "../../src/sources/file/file.js";
 import { StaticPodStore } from "../../src/sources/file/pod_store.js";
 import { HTTPSource } from "../../src/sources/http/http.js";
 import { decodeRequest } from "../../src/sources/manifest/decode_request.js";
+import { ManifestDecoder } from "../../src/sources/manifest/decoder.js";
 import { ManifestError } from "../../src/sources/manifest/error.js";
 import type { OpSequence } from "../support/merge_gen.js";
 import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 import { type EmittedUpdate, plain } from "./compare.js";
+
+/** One warm decoding thread for every case: a source would start (and stop) its own. */
+const decoder = new ManifestDecoder();
 
 type JsonObject = { [key: string]: never };
 
@@ -40,7 +44,14 @@ export async function listFiles(
 ): Promise<FileListResult> {
   const channel = new UpdateRecorder();
   const logger = new RecordingLogger();
-  const source = new FileSource({ channel, nodeName: NodeName, path, logger, kubeletMinor: minor });
+  const source = new FileSource({
+    channel,
+    nodeName: NodeName,
+    path,
+    logger,
+    kubeletMinor: minor,
+    decoder,
+  });
   try {
     await source.syncOnce();
   } finally {
@@ -145,6 +156,7 @@ export async function pollURL(
     url: server.url,
     logger,
     kubeletMinor: minor,
+    decoder,
   });
   try {
     await source.syncOnce();

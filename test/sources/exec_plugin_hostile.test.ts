@@ -80,6 +80,25 @@ test("a plugin that ignores SIGTERM and never answers is killed with its group a
   await waitFor(() => !alive(pid), "the plugin's child killed too");
 });
 
+test("a run whose source stops is killed with its group at once, not at the deadline", {
+  timeout: 30_000,
+}, async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "exec-stop-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const exec = await plugin(
+    dir,
+    `process.on("SIGTERM", () => {}); orphan(); setInterval(() => {}, 1000);`,
+  );
+  const stopping = new AbortController();
+  const run = new ExecCredentialPlugin(exec, cluster, systemClock, 600_000).credentials(
+    stopping.signal,
+  );
+  const pid = await orphanPid(dir);
+  stopping.abort();
+  await assert.rejects(run, /was killed with its process group: the source is stopping/);
+  await waitFor(() => !alive(pid), "the plugin's child killed too");
+});
+
 test("a plugin that exits while a child holds its stdout: its answer is used, the child killed", {
   timeout: LivenessBoundMs,
 }, async (t) => {

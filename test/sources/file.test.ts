@@ -5,10 +5,11 @@ import { closeSync, openSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, test } from "node:test";
+import { after, afterEach, beforeEach, describe, test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
 import type { PodUpdate } from "../../src/core/types.js";
 import { FileSource, type FileSourceOptions } from "../../src/sources/file/file.js";
+import { ManifestDecoder } from "../../src/sources/manifest/decoder.js";
 import { LivenessBoundMs } from "../support/liveness.js";
 import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
 
@@ -16,6 +17,9 @@ const podYaml = (name: string, image = "busybox") =>
   `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers: [{name: app, image: "${image}"}]\n`;
 
 describe("file source", () => {
+  // One warm decoding thread for every test: each source would start its own.
+  const decoder = new ManifestDecoder();
+  after(() => decoder.close());
   let dir: string;
   let recorder: UpdateRecorder;
   let logger: RecordingLogger;
@@ -43,6 +47,7 @@ describe("file source", () => {
       clock: systemClock,
       path: dir,
       fileCheckFrequencyMs: 3_600_000,
+      decoder,
       ...options,
     });
     return source;

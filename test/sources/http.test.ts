@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, describe, test } from "node:test";
+import { after, afterEach, beforeEach, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { systemClock } from "../../src/core/deps.js";
 import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.js";
+import { ManifestDecoder } from "../../src/sources/manifest/decoder.js";
 import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
 import { LivenessBoundMs } from "../support/liveness.js";
 import { manifestPodJson as podJson } from "../support/pods.js";
@@ -17,6 +18,9 @@ const fixture = (name: string) =>
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 describe("http source", () => {
+  // One warm decoding thread for every test: each source would start its own.
+  const decoder = new ManifestDecoder();
+  after(() => decoder.close());
   let server: Server;
   let url: string;
   let handler: Handler;
@@ -54,6 +58,7 @@ describe("http source", () => {
       clock: systemClock,
       url,
       httpCheckFrequencyMs: 3_600_000,
+      decoder,
       ...options,
     });
     return source;

@@ -5,12 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
-import {
-  DecodeAbandonedError,
-  decodeStaticPod,
-  decodeStaticPods,
-  ManifestDecoder,
-} from "../../src/sources/manifest/decoder.js";
+import { DecodeAbandonedError, ManifestDecoder } from "../../src/sources/manifest/decoder.js";
 import type { StaticPodOrigin } from "../../src/sources/manifest/defaults.js";
 import { ManifestError } from "../../src/sources/manifest/error.js";
 
@@ -20,6 +15,9 @@ const origin: StaticPodOrigin = {
   nodeName: "node-a",
 };
 const bytes = (text: string) => Buffer.from(text);
+/** One decoder for the tests that need no fresh one, as a source owns one. */
+const shared = new ManifestDecoder();
+after(() => shared.close());
 
 /**
  * The issue's manifest: a pod with 40,000 annotations, about 850 KB of YAML (over the API's
@@ -92,7 +90,7 @@ describe("manifest decoding keeps the event loop free", () => {
   test("40,000 annotations: a decode error (too long), with HTTP requests served meanwhile", async () => {
     const data = bytes(manyAnnotationsYaml());
     assert.ok(data.byteLength > 700_000, `${data.byteLength}`);
-    const decoding = decodeStaticPod(data, origin);
+    const decoding = shared.decodeStaticPod(data, origin);
     assert.ok((await servedWhile(decoding)) > 0, "no request was served while decoding");
     const err = await decodeFailure(decoding);
     assert.match(
@@ -102,7 +100,7 @@ describe("manifest decoding keeps the event loop free", () => {
   });
 
   test("40,000 labels: decoded, with HTTP requests served meanwhile", async () => {
-    const decoding = decodeStaticPod(bytes(manyAnnotationsYaml(40_000, "labels")), origin);
+    const decoding = shared.decodeStaticPod(bytes(manyAnnotationsYaml(40_000, "labels")), origin);
     assert.ok((await servedWhile(decoding)) > 0, "no request was served while decoding");
     const pod = await decoding;
     assert.equal(Object.keys(pod.metadata.labels ?? {}).length, 40_000);
@@ -110,7 +108,7 @@ describe("manifest decoding keeps the event loop free", () => {
   });
 
   test("the broken-JSON variant: a JSON decode error, never handed to the YAML parser", async () => {
-    const decoding = decodeStaticPods(bytes(brokenJson()), {
+    const decoding = shared.decodeStaticPods(bytes(brokenJson()), {
       ...origin,
       source: "http",
       location: "http://127.0.0.1/pods",
@@ -158,7 +156,7 @@ describe("the decoding thread's bounds", () => {
     const decoder = new ManifestDecoder({ maxHeapMb: 8 });
     try {
       const err = await decodeFailure(
-        decoder.decodeStaticPod(bytes(manyAnnotationsYaml(200_000)), origin),
+        decoder.decodeStaticPod(bytes(manyAnnotationsYaml(50_000)), origin),
       );
       assert.match(err.message, /couldn't decode \(decoding thread (failed|exited)/);
     } finally {
@@ -176,6 +174,20 @@ describe("the decoding thread's bounds", () => {
     assert.equal(decoder.threadRunning, true);
     await decoder.close();
     assert.equal(decoder.threadRunning, false);
+  });
+
+  test("10 MiB of list items (5M) is refused by the node bound, as it is lexed, naming it", async () => {
+    const pod = (items: number) =>
+      bytes(
+        `apiVersion: v1\nkind: Pod\nmetadata: {name: huge}\nspec:\n  containers: [{name: a, image: b}]\n  x: [${"1,".repeat(items)}1]\n`,
+      );
+    const err = await decodeFailure(shared.decodeStaticPod(pod(5_000_000), origin));
+    assert.match(
+      err.message,
+      /more than 200000 YAML nodes \(the decoder's bound on a manifest's structure\)/,
+    );
+    // The same under the bound decodes (the unknown field is dropped).
+    assert.equal((await shared.decodeStaticPod(pod(20_000), origin)).metadata.name, "huge-node-a");
   });
 
   test("close fails what is queued", async () => {
@@ -244,7 +256,7 @@ describe("JSON and YAML as the kubelet's decoder reads them", () => {
   test("keys named like object members stay data through the defaults and the thread", async () => {
     // "__proto__" is no valid label key, resource name or annotation key (the kubelet refuses
     // them); flexVolume options are a free map.
-    const pod = await decodeStaticPod(
+    const pod = await shared.decodeStaticPod(
       bytes(
         '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"constructor":"y","toString":"z"}},' +
           '"spec":{"containers":[{"name":"app","image":"busybox"}],' +

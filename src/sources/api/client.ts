@@ -33,7 +33,7 @@ export class ApiClient {
     try {
       // Reads token and certificate files per request (rotation), runs an exec plugin when its
       // credentials expired.
-      await this.kubeConfig.applyToHTTPSOptions(options);
+      await this.kubeConfig.applyToHTTPSOptions(options, signal);
     } catch (err) {
       // exec_credential.ts never puts a plugin's output (the token) into its errors.
       throw new ApiSourceError("fetch", `credentials or TLS setup failed: ${errorMessage(err)}`);

@@ -7,7 +7,8 @@
 // deadline, and for its stdout to close (a child the plugin left behind may hold it forever).
 // Here the plugin runs in a process group of its own, which is killed whole (SIGKILL: a plugin
 // may ignore SIGTERM) at the deadline, when the plugin has exited but its stdout is still held,
-// and when the exporter exits. Its stderr is passed through up to a bound.
+// when the source asking for it stops (so SIGTERM never waits for a plugin), and when the
+// exporter exits. Its stderr is passed through up to a bound.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Clock } from "../../core/deps.js";
 import type { Cluster, ExecConfig } from "./kubeconfig_file.js";
@@ -58,28 +59,33 @@ export class ExecCredentialPlugin {
     private readonly timeoutMs: number = PluginTimeoutMs,
   ) {}
 
-  /** The cached credentials while unexpired, else those of a fresh run of the plugin. */
-  async credentials(): Promise<ExecCredentials> {
+  /**
+   * The cached credentials while unexpired, else those of a fresh run of the plugin. When
+   * `signal` aborts (the source stops), the run is killed with its process group: every
+   * request sharing it belongs to the same source.
+   */
+  async credentials(signal?: AbortSignal): Promise<ExecCredentials> {
     if (this.cached && this.clock.now() < this.cached.expiresAt) return this.cached.credentials;
-    this.running ??= this.refresh().finally(() => {
+    if (signal?.aborted) throw new Error("exec plugin: not run, the source is stopping");
+    this.running ??= this.refresh(signal).finally(() => {
       this.running = undefined;
     });
     return this.running;
   }
 
-  private async refresh(): Promise<ExecCredentials> {
+  private async refresh(signal: AbortSignal | undefined): Promise<ExecCredentials> {
     if (this.exec.interactiveMode === "Always") {
       throw new Error(
         "exec plugin: interactiveMode Always needs a terminal, which a daemon has not",
       );
     }
-    const output = await this.run();
+    const output = await this.run(signal);
     const { credentials, expiresAt } = parseExecCredential(output, this.exec.apiVersion);
     this.cached = { credentials, expiresAt };
     return credentials;
   }
 
-  private run(): Promise<string> {
+  private run(signal: AbortSignal | undefined): Promise<string> {
     const { command, args, env } = this.exec;
     const child = spawn(command, args, {
       env: {
@@ -109,6 +115,8 @@ export class ExecCredentialPlugin {
           end(`did not answer within ${this.timeoutMs} ms and was killed with its process group`),
         this.timeoutMs,
       );
+      const onAbort = () => end("was killed with its process group: the source is stopping");
+      signal?.addEventListener("abort", onAbort, { once: true });
       let drain: NodeJS.Timeout | undefined;
       child.stdout?.on("data", (chunk: Buffer) => {
         size += chunk.length;
@@ -118,6 +126,7 @@ export class ExecCredentialPlugin {
       passStderr(child, command);
       child.once("error", (err: NodeJS.ErrnoException) => {
         clearTimeout(deadline);
+        signal?.removeEventListener("abort", onAbort);
         if (pgid !== undefined) runningGroups.delete(pgid);
         const hint =
           err.code === "ENOENT" && this.exec.installHint ? `: ${this.exec.installHint}` : "";
@@ -128,9 +137,10 @@ export class ExecCredentialPlugin {
       child.once("exit", () => {
         drain = setTimeout(() => end(), exitDrainMs);
       });
-      child.once("close", (code, signal) => {
+      child.once("close", (code, killedBy) => {
         clearTimeout(deadline);
         clearTimeout(drain);
+        signal?.removeEventListener("abort", onAbort);
         if (pgid !== undefined) {
           // Whatever the plugin left running goes with it.
           killGroup(pgid);
@@ -138,7 +148,7 @@ export class ExecCredentialPlugin {
         }
         if (why === undefined && code === 0) return resolve(Buffer.concat(stdout).toString("utf8"));
         const detail =
-          why ?? (signal ? `was killed by ${signal}` : `exited with code ${code ?? "unknown"}`);
+          why ?? (killedBy ? `was killed by ${killedBy}` : `exited with code ${code ?? "unknown"}`);
         reject(new Error(`exec plugin ${command} ${detail}`));
       });
     });

@@ -55,8 +55,8 @@ export class KubeConfig {
     return this.user;
   }
 
-  /** Sets TLS material and the Authorization header on `options`. */
-  async applyToHTTPSOptions(options: RequestOptions): Promise<void> {
+  /** Sets TLS material and the Authorization header on `options`; `signal` ends a plugin run. */
+  async applyToHTTPSOptions(options: RequestOptions, signal?: AbortSignal): Promise<void> {
     const { cluster, user } = this;
     options.headers ??= {};
     const headers = options.headers as Record<string, string>;
@@ -68,7 +68,7 @@ export class KubeConfig {
     let key = user.keyData ?? (user.keyFile && (await readConfigText(user.keyFile)));
     let token = user.tokenFile ? await readTokenFile(user.tokenFile) : user.token;
     if (this.plugin) {
-      const credentials = await this.plugin.credentials();
+      const credentials = await this.plugin.credentials(signal);
       ({ token, cert, key } = credentials);
     }
     if (cert && key) Object.assign(options, { cert, key });

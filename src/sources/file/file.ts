@@ -13,7 +13,7 @@ import { FileSource as FileSourceName, type Pod, type SourceChannel } from "../.
 import type { KubeletMinor } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { type SourceErrorReason, SourceHealth } from "../health.js";
-import { DecodeAbandonedError, decodeStaticPod } from "../manifest/decoder.js";
+import { DecodeAbandonedError, ManifestDecoder } from "../manifest/decoder.js";
 import { ManifestError } from "../manifest/error.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
@@ -30,6 +30,11 @@ export const DefaultFileCheckFrequencyMs = 20_000;
 const DefaultFsTimeoutMs = 10_000;
 
 export interface FileSourceOptions {
+  /**
+   * The decoding thread; by default one of its own, closed when the source stops. A given one
+   * is the caller's (tests share a warm one): stop() then leaves it, and a decode in progress.
+   */
+  decoder?: ManifestDecoder;
   channel: SourceChannel;
   nodeName: string;
   logger?: Logger;
@@ -57,6 +62,9 @@ export class FileSource implements PodSource {
   private readonly periodMs: number;
   private readonly runner = new SerialRunner();
   private readonly stopping = new AbortController();
+  /** This source's decoding thread: never shared, so another source's bodies never delay it. */
+  private readonly decoder: ManifestDecoder;
+  private readonly ownsDecoder: boolean;
   private readonly fs: FsDeadline;
   private readonly store = new StaticPodStore((pods) => this.send(pods));
   private readonly decoded = new DecodedFiles();
@@ -69,6 +77,8 @@ export class FileSource implements PodSource {
     this.channel = options.channel;
     this.nodeName = options.nodeName;
     this.kubeletMinor = options.kubeletMinor;
+    this.decoder = options.decoder ?? new ManifestDecoder();
+    this.ownsDecoder = options.decoder === undefined;
     this.logger = options.logger ?? silentLogger;
     const clock = options.clock ?? systemClock;
     // inotify wants no trailing separator; a bare "/" stays as it is.
@@ -116,6 +126,8 @@ export class FileSource implements PodSource {
     this.relistTimer = null;
     this.watch.stop();
     this.stopping.abort();
+    // A decode in progress fails at once (its thread is terminated): stop never waits for one.
+    if (this.ownsDecoder) await this.decoder.close();
     await this.runner.idle();
   }
 
@@ -224,7 +236,9 @@ export class FileSource implements PodSource {
     }
     const outcome = this.decoded.get(path, data) ?? (await this.decode(path, data));
     if ("error" in outcome) {
-      this.fail(outcome.error.reason, `can't process manifest file: ${outcome.error.message}`);
+      // Stopping terminates the decoding thread: that is no failure of the file.
+      if (!this.stopped)
+        this.fail(outcome.error.reason, `can't process manifest file: ${outcome.error.message}`);
       return null;
     }
     this.store.recordFile(path, outcome.pod);
@@ -235,7 +249,7 @@ export class FileSource implements PodSource {
   private async decode(path: string, data: Buffer): Promise<FileDecode> {
     let outcome: FileDecode;
     try {
-      const pod = await decodeStaticPod(data, {
+      const pod = await this.decoder.decodeStaticPod(data, {
         source: "file",
         location: path,
         nodeName: this.nodeName,

@@ -9,7 +9,7 @@ import { errorMessage } from "../error_message.js";
 import { FsDeadline } from "../file/deadline.js";
 import { readManifestBytes } from "../file/manifest_file.js";
 import { SourceHealth } from "../health.js";
-import { decodeStaticPods } from "../manifest/decoder.js";
+import { ManifestDecoder } from "../manifest/decoder.js";
 import { ManifestError } from "../manifest/error.js";
 import { podBoundProblem } from "../pod_bounds.js";
 import { SerialRunner } from "../serial.js";
@@ -24,6 +24,11 @@ export const DefaultHTTPCheckFrequencyMs = 20_000;
 const DefaultHTTPTimeoutMs = 10_000;
 
 export interface HTTPSourceOptions {
+  /**
+   * The decoding thread; by default one of its own, closed when the source stops. A given one
+   * is the caller's (tests share a warm one): stop() then leaves it, and a decode in progress.
+   */
+  decoder?: ManifestDecoder;
   channel: SourceChannel;
   nodeName: string;
   logger?: Logger;
@@ -68,6 +73,9 @@ export class HTTPSource implements PodSource {
   private lastData: Buffer | null = null;
   private failureLogs = 0;
   private readonly stopping = new AbortController();
+  /** This source's decoding thread: never shared, so another source's bodies never delay it. */
+  private readonly decoder: ManifestDecoder;
+  private readonly ownsDecoder: boolean;
   /** Header files are read under the request's timeout; stop() never waits on one. */
   private readonly fs: FsDeadline;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -78,6 +86,8 @@ export class HTTPSource implements PodSource {
     this.channel = options.channel;
     this.nodeName = options.nodeName;
     this.kubeletMinor = options.kubeletMinor;
+    this.decoder = options.decoder ?? new ManifestDecoder();
+    this.ownsDecoder = options.decoder === undefined;
     this.logger = options.logger ?? silentLogger;
     this.url = options.url;
     this.headers = options.headers ?? new Map();
@@ -126,6 +136,8 @@ export class HTTPSource implements PodSource {
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.pollTimer = null;
     this.stopping.abort();
+    // A decode in progress fails at once (its thread is terminated): stop never waits for one.
+    if (this.ownsDecoder) await this.decoder.close();
     await this.runner.idle();
   }
 
@@ -196,7 +208,7 @@ export class HTTPSource implements PodSource {
     this.lastData = data;
     let pods: Pod[];
     try {
-      pods = await decodeStaticPods(data, {
+      pods = await this.decoder.decodeStaticPods(data, {
         source: "http",
         location: this.url,
         display: this.display,

@@ -1,16 +1,19 @@
 // Manifest decoding off the event loop. Decoding is linear in the input, but the kubelet
 // accepts manifests up to 10 MiB, and a 10 MiB YAML takes seconds to decode: done inline, that
 // would stall /healthz, /metrics, the other sources and shutdown for as long on every relist.
-// So every manifest is decoded on one worker thread, one at a time, within a deadline and a
-// heap limit: a manifest that exceeds either is a decode error of that manifest, and the
-// thread is replaced. The deadline counts the thread's CPU time (Linux's schedstat), not the
-// wall clock: on a loaded node a manifest would otherwise fail for the node's sake, not its own
-// (40,000 annotations took 2.4 s idle and 30 s on a busy 2-core machine). A wall-clock bound
-// remains for a thread that stops running, and for its start.
+// So a manifest is decoded on a worker thread, one at a time, within a deadline and a heap
+// limit: a manifest that exceeds either is a decode error of that manifest, and the thread is
+// replaced. The deadline counts the thread's CPU time (Linux's schedstat), not the wall clock:
+// on a loaded node a manifest would otherwise fail for the node's sake, not its own (40,000
+// annotations took 2.4 s idle and 30 s on a busy 2-core machine). A wall-clock bound remains for
+// a thread that stops running, and for its start.
 // The thread starts with the first manifest to decode and stops once it has had nothing to
 // decode for a while: its isolate (the decoder's code and heap) is a large share of an idle
 // exporter's memory, and an idle node decodes nothing (the file source reuses an unchanged
 // file's decode, the http source skips an unchanged body).
+// Each source owns a decoder (its own thread), so that one source's large bodies never delay
+// another's manifests (a 10 MiB URL body every second delayed a new static pod by 12 s when they
+// shared one), and stopping a source terminates its thread instead of waiting for a decode.
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -29,8 +32,12 @@ export const DefaultDecodeDeadlineMs = 30_000;
  * thread that stops running reaches it.
  */
 const WallBoundMs = 300_000;
-/** 10 MiB of YAML decodes within 300 MiB of heap; more is left for the garbage collector. */
-export const DefaultDecodeHeapMb = 768;
+/**
+ * A backstop: the node bound (parse.ts, MaxYamlNodes) holds a decode near 130 MiB, 10 MiB of
+ * one scalar or of JSON less; 256 leaves room for the garbage collector while two threads
+ * (file and URL) and the main thread stay within the DaemonSet's 384 MiB.
+ */
+export const DefaultDecodeHeapMb = 256;
 /** Outlasts a burst of watch events or a relist of many files; far below a relist period. */
 export const DefaultDecodeIdleMs = 5_000;
 
@@ -252,17 +259,4 @@ export class ManifestDecoder {
 
 function displayed(origin: StaticPodOrigin): string {
   return origin.display ?? origin.location;
-}
-
-/** The process's decoder: the file and http sources share its thread. */
-const shared = new ManifestDecoder();
-
-/** A static pod file, decoded off the event loop. Rejects with a ManifestError (`decode`). */
-export function decodeStaticPod(data: Uint8Array, origin: StaticPodOrigin): Promise<Pod> {
-  return shared.decodeStaticPod(data, origin);
-}
-
-/** A manifest URL body, decoded off the event loop. Rejects with a ManifestError (`decode`). */
-export function decodeStaticPods(data: Uint8Array, origin: StaticPodOrigin): Promise<Pod[]> {
-  return shared.decodeStaticPods(data, origin);
 }

@@ -26,6 +26,22 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const MaxDepth = 1000;
 const tooDeep = `nested deeper than ${MaxDepth} levels`;
 
+/**
+ * The most YAML nodes (scalars, aliases, and the indicators that make an item, entry or
+ * collection: "-", "?", ":", ",", "[", "{") a manifest may hold, counted as it is lexed, before
+ * any of them is built. The kubelet bounds only the bytes (10 MiB), but here each node costs
+ * about 0.6 KiB of heap between the yaml package's syntax tree and its document (measured: 66,000
+ * map entries, 200,000 nodes, +114 MiB RSS; 5M list items in 10 MiB took 951 MB): without a
+ * count, 10 MiB of "1," would take gigabytes. At 200,000 the decoding thread stays near 130 MiB,
+ * so the file and the URL sources' threads together fit in the DaemonSet's 384 MiB beside the
+ * main thread. Real static pods hold hundreds of nodes, a PodList of a hundred pods some tens of
+ * thousands; 40,000 labels (120,000 nodes) still decode. JSON (cheap to parse) is not counted.
+ */
+export const MaxYamlNodes = 200_000;
+const tooManyNodes = `more than ${MaxYamlNodes} YAML nodes (the decoder's bound on a manifest's structure)`;
+/** Lexemes that each make at most one node: see MaxYamlNodes. */
+const nodeLexemes = new Set(["\x1f", "-", "?", ":", ",", "[", "{"]);
+
 /** Go's unicode.IsSpace as a character class (unlike \s, it has no BOM). */
 export const goSpace =
   "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
@@ -121,7 +137,11 @@ function parseYaml(text: string): unknown {
   // parseAllDocuments, driven one token at a time so that nesting is refused as it grows.
   function* tokens() {
     lines.addNewLine(0);
+    let nodes = 0;
     for (const lexeme of new Lexer().lex(text)) {
+      const first = lexeme.charAt(0);
+      if (nodeLexemes.has(lexeme) || first === '"' || first === "'" || first === "*")
+        if (++nodes > MaxYamlNodes) throw new Error(tooManyNodes);
       yield* parser.next(lexeme);
       if (parser.stack.length > MaxDepth) throw new Error(tooDeep);
     }
