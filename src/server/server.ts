@@ -2,9 +2,10 @@
 // so, with bounds on what a client can hold (connections, time to send its request, idle
 // time), and closed without leaving a connection (or a browser's keep-alive socket) open.
 import { createServer, type RequestListener } from "node:http";
-import type { AddressInfo, Server } from "node:net";
+import type { AddressInfo, Server, Socket } from "node:net";
 import type { Logger } from "../core/deps.js";
 import { silentLogger } from "../core/deps.js";
+import { ConnectionSlots } from "./connection_slots.js";
 import { connectionBudget } from "./fd_budget.js";
 import { formatHostPort, type ListenAddress } from "./listen_address.js";
 import { tlsListener } from "./tls_listener.js";
@@ -18,7 +19,11 @@ export interface RunningServer {
 
 /** What a client may take. Scrapers and browsers send a small GET at once and read the answer. */
 export interface ClientLimits {
-  /** Open connections at once; more are closed as they arrive. */
+  /**
+   * Open connections at once. At the cap a new one takes the slot of the connection waiting
+   * longest without a request being answered (connection_slots.ts); it is refused only when
+   * every slot is answering one.
+   */
   maxConnections: number;
   /** From connecting (or the previous answer) to the end of the request headers: slowloris. */
   headersTimeoutMs: number;
@@ -83,7 +88,15 @@ export async function listen(
   // The HTTP server starts enforcing its header and request timeouts when it hears "listening";
   // behind TLS it never listens itself, so it hears it from the TLS server.
   if (tls) tls.server.once("listening", () => http.emit("listening"));
-  server.maxConnections = limits.maxConnections;
+  // Not server.maxConnections: it refuses the newest, so reconnecting slow clients keep them all.
+  const slots = new ConnectionSlots(limits.maxConnections);
+  server.prependListener("connection", (socket: Socket) => {
+    if (!slots.admit(socket)) socket.destroy();
+  });
+  http.prependListener("request", (request, response) => {
+    slots.requestStarted(request.socket);
+    response.once("close", () => slots.requestDone(request.socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(address.port, address.host, () => {

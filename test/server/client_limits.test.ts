@@ -1,6 +1,7 @@
 // Slow, idle and too many clients (issue #12 item 4): a client that never finishes its request
 // headers, one that keeps an idle connection, and one over the connection cap are all cut off,
-// while a well-behaved client is served. Short limits here; the defaults are in server.ts.
+// while a well-behaved client is served; at the cap a slow client gives its slot to a new one.
+// Short limits here; the defaults are in server.ts.
 
 import assert from "node:assert/strict";
 import { once } from "node:events";
@@ -29,7 +30,8 @@ async function open(port: number): Promise<Socket & { received: string }> {
   return socket;
 }
 
-const closed = (socket: Socket) => once(socket, "close");
+/** Resolves when `socket` closes, reset or not (once() would reject on the reset). */
+const closed = (socket: Socket) => new Promise((resolve) => socket.once("close", resolve));
 
 describe("client limits", { timeout: LivenessBoundMs }, () => {
   test("a client that never finishes its headers (slowloris) is cut off", async (t) => {
@@ -52,16 +54,39 @@ describe("client limits", { timeout: LivenessBoundMs }, () => {
     await closed(silent);
   });
 
-  test("connections over the cap are closed at once; those within it are served", async (t) => {
-    const port = await serve(t, { limits: { maxConnections: 2 } });
-    const first = await open(port);
-    const second = await open(port);
+  test("at the cap a new client takes the slot of the longest-waiting slow one and is answered", async (t) => {
+    // Reconnecting slowloris clients held every slot when the newest connection was refused.
+    const port = await serve(t, { limits: { maxConnections: 3 } });
+    const slow = [await open(port), await open(port), await open(port)];
+    for (const socket of slow) socket.write("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+    const oldestClosed = closed(slow[0] as Socket);
+    const scraper = await open(port);
+    scraper.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    await closed(scraper);
+    assert.match(scraper.received, /^HTTP\/1\.1 200/);
+    await oldestClosed;
+    assert.equal(slow[1]?.destroyed, false, "the younger slow clients keep their slots");
+    for (const socket of slow) socket.destroy();
+  });
+
+  test("a connection whose request is being answered keeps its slot; with all answering, a new one is refused", async (t) => {
+    const held: (() => void)[] = [];
+    const server = await listen(
+      { host: "127.0.0.1", port: 0 },
+      (_request, response) => held.push(() => response.end("ok\n")),
+      { limits: { maxConnections: 2 } },
+    );
+    t.after(() => server.close());
+    const port = Number(new URL(server.url).port);
+    const busy = [await open(port), await open(port)];
+    for (const socket of busy)
+      socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     const third = await open(port);
     await closed(third);
     assert.equal(third.received, "");
-    first.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    await closed(first);
-    assert.match(first.received, /^HTTP\/1\.1 200/);
-    second.destroy();
+    for (const release of held) release();
+    await Promise.all(busy.map(closed));
+    for (const socket of busy) assert.match(socket.received, /^HTTP\/1\.1 200/);
   });
 });
