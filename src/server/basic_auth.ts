@@ -1,8 +1,10 @@
 // basic_auth_users and http_server_config.headers of the web config, per request, from the file
 // as last loaded. As exporter-toolkit: 401 with a Basic challenge when the credentials are
 // missing or wrong. Unlike it, checks cannot be starved or timed:
-// - each bcrypt check runs off the event loop, in turn with other users' (bcrypt_pool.ts); a
-//   queue that is full is answered 503 at once;
+// - each bcrypt check runs off the event loop, in turn with other users' and, for one user, with
+//   other client addresses' (bcrypt_pool.ts); a queue that is full is answered 503 at once, so a
+//   flood of wrong passwords under a scraper's user name, from another address, never keeps
+//   the scraper's first check from running;
 // - a success is remembered per configured user (a SHA-256 digest, never a password): at most
 //   one entry a user, replaced only by another success, so no flood of guesses evicts it and a
 //   scraper pays for its password once;
@@ -43,22 +45,26 @@ export class BasicAuth {
   private readonly admitted = new Map<string, string>();
   private readonly decoys = new WeakMap<ReadonlyMap<string, string>, string>();
 
-  /** Whether the user with that password is let in under `users`; AuthBusyError when full. */
+  /**
+   * Whether the user with that password is let in under `users`; AuthBusyError when full.
+   * `client`: the remote address, whose checks wait in a queue of their own.
+   */
   async check(
     users: ReadonlyMap<string, string>,
     user: string,
     password: string,
+    client: string,
   ): Promise<boolean> {
     const known = users.get(user);
     if (known === undefined) {
-      await this.pool.compare("unknown users", password, this.decoy(users));
+      await this.pool.compare("unknown users", client, password, this.decoy(users));
       return false;
     }
     const digest = createHash("sha256")
       .update(JSON.stringify([user, known, password]))
       .digest("hex");
     if (this.admitted.get(user) === digest) return true;
-    const ok = await this.pool.compare(`user ${user}`, password, known);
+    const ok = await this.pool.compare(`user ${user}`, client, password, known);
     if (ok) this.admit(users, user, digest);
     return ok;
   }
@@ -102,7 +108,13 @@ export function webConfigMiddleware(
     const credentials = basicCredentials(request.headers.authorization);
     let ok = false;
     try {
-      ok = credentials !== undefined && (await auth.check(config.basicAuthUsers, ...credentials));
+      ok =
+        credentials !== undefined &&
+        (await auth.check(
+          config.basicAuthUsers,
+          ...credentials,
+          request.socket.remoteAddress ?? "",
+        ));
     } catch (error) {
       if (!(error instanceof AuthBusyError)) throw error;
       response.setHeader("Retry-After", "1");

@@ -1,17 +1,22 @@
 // bcrypt checks off the event loop. A check is CPU for as long as its cost says (0.1 to 2 s in
 // JavaScript): on the main thread it would stall every answer, /healthz included, for as long.
 // They run on a few worker threads, and wait for one in queues per bucket (a known user, or all
-// unknown users together) served in turn, each queue bounded: a flood of guesses for one name
-// fills its own queue and is refused there, while another user's check waits for one turn at
-// most per bucket.
+// unknown users together) and, within a bucket, per client address, served in turn: buckets
+// round-robin, and within a bucket its addresses round-robin. Each address's queue is bounded, so
+// a flood of guesses fills its own queue and is refused there, even under the very user name a
+// scraper uses: the scraper's check, from its own address, waits for at most one check per
+// bucket and per other address waiting in its bucket (exporter-toolkit runs checks one at a time
+// behind one mutex, where a flood under any name delays every check).
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { bundledAsset } from "../bundled_asset.js";
 
 /** Threads that check; each runs one check at a time. */
 const Threads = Math.max(1, Math.min(2, availableParallelism() - 1));
-/** Checks waiting per bucket; more are refused at once. */
-export const MaxQueuedPerBucket = 4;
+/** Checks waiting per client address in a bucket; more are refused at once. */
+export const MaxQueuedPerClient = 4;
+/** Addresses waiting in one bucket; a check from one more is refused at once. */
+export const MaxClientsPerBucket = 64;
 
 export class AuthBusyError extends Error {
   override readonly name = "AuthBusyError";
@@ -47,19 +52,28 @@ parentPort.on("message", ({ password, hash }) => {
 export class BcryptPool {
   private readonly idle: Worker[] = [];
   private readonly workers: Worker[] = [];
-  /** Buckets with checks waiting, in the order they are served. */
-  private readonly queues = new Map<string, Check[]>();
+  /** Buckets with checks waiting, in the order they are served; in each, its clients' queues. */
+  private readonly queues = new Map<string, Map<string, Check[]>>();
 
-  /** Whether `password` matches `hash`; AuthBusyError when the bucket's queue is full. */
-  compare(bucket: string, password: string, hash: string): Promise<boolean> {
+  /**
+   * Whether `password` matches `hash`, checked in `bucket`'s turn and `client`'s turn within it;
+   * AuthBusyError when that client's queue in the bucket, or the bucket's clients, are full.
+   */
+  compare(bucket: string, client: string, password: string, hash: string): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      const queue = this.queues.get(bucket) ?? [];
-      if (queue.length >= MaxQueuedPerBucket) {
-        reject(new AuthBusyError(`${MaxQueuedPerBucket} checks already wait for this user`));
+      const clients = this.queues.get(bucket) ?? new Map<string, Check[]>();
+      const queue = clients.get(client) ?? [];
+      if (queue.length >= MaxQueuedPerClient) {
+        reject(new AuthBusyError(`${MaxQueuedPerClient} checks from this address already wait`));
+        return;
+      }
+      if (queue.length === 0 && clients.size >= MaxClientsPerBucket) {
+        reject(new AuthBusyError(`checks from ${MaxClientsPerBucket} addresses already wait`));
         return;
       }
       queue.push({ password, hash, resolve, reject });
-      this.queues.set(bucket, queue);
+      clients.set(client, queue);
+      this.queues.set(bucket, clients);
       this.pump();
     });
   }
@@ -67,8 +81,9 @@ export class BcryptPool {
   async close(): Promise<void> {
     const workers = this.workers.splice(0);
     this.idle.splice(0);
-    for (const queue of this.queues.values())
-      for (const check of queue) check.reject(new AuthBusyError("the server is closing"));
+    for (const clients of this.queues.values())
+      for (const queue of clients.values())
+        for (const check of queue) check.reject(new AuthBusyError("the server is closing"));
     this.queues.clear();
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
@@ -77,11 +92,18 @@ export class BcryptPool {
     while (this.queues.size > 0) {
       const worker = this.idle.pop() ?? this.startWorker();
       if (!worker) return;
-      // The bucket served longest ago comes first; it goes to the back if it has more.
-      const [bucket, queue] = this.queues.entries().next().value as [string, Check[]];
+      // The bucket served longest ago comes first, and in it the client served longest ago;
+      // each goes to the back if it has more.
+      const [bucket, clients] = this.queues.entries().next().value as [
+        string,
+        Map<string, Check[]>,
+      ];
       this.queues.delete(bucket);
+      const [client, queue] = clients.entries().next().value as [string, Check[]];
+      clients.delete(client);
       const check = queue.shift() as Check;
-      if (queue.length > 0) this.queues.set(bucket, queue);
+      if (queue.length > 0) clients.set(client, queue);
+      if (clients.size > 0) this.queues.set(bucket, clients);
       this.run(worker, check);
     }
   }
