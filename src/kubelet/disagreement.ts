@@ -35,10 +35,14 @@ export function disagreement(
 ): Map<DisagreementCase, boolean> | undefined {
   const ran = view.signals?.housekeepingRan;
   if (!view.up || ran === undefined) return undefined;
-  // Not completed while the runtime's pod listing fails, or before that is known: housekeeping
-  // may be failing with every source ready.
-  if (!ran && view.runtimeListFailing !== false) return undefined;
   const paused = view.pause.pleg === true || view.pause.runtime === true;
+  // Not completed while the runtime's pod listing fails, or before that is known: housekeeping
+  // may be failing with every source ready. Unless the loop is paused: then the kubelet's
+  // syncLoop skips every iteration ("Skipping pod synchronization" while runtimeErrors(), PLEG's
+  // health check included, reports one; kubelet.go, 1.32-1.37), so no housekeeping runs whatever
+  // the listing does, and a runtime that is down fails its listings too: the pause, the
+  // kubelet's side, is what is named.
+  if (!ran && !paused && view.runtimeListFailing !== false) return undefined;
   const [notRun, whilePaused, copyNot] = DisagreementCases as [
     DisagreementCase,
     DisagreementCase,

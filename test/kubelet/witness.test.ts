@@ -165,6 +165,36 @@ describe("KubeletWitness", () => {
     assert.equal(disagreement(w.view(), true)?.size, 3);
   });
 
+  test("paused with the runtime's listing failing: the disagreement names the kubelet's paused loop", async () => {
+    // A runtime that is down fails its pod listings too; that masked the pause (nothing claimed).
+    const { w } = witness(clock);
+    const series = () =>
+      [...(disagreement(w.view(), true) ?? [])].map(([{ direction, reason }, holds]) => [
+        direction,
+        reason,
+        holds,
+      ]);
+    const paused = [
+      ["copy_ready_kubelet_not", "kubelet_housekeeping_not_run", false],
+      ["copy_ready_kubelet_not", "kubelet_sync_loop_paused", true],
+      ["kubelet_ready_copy_not", "copy_sources_not_ready", false],
+    ];
+    // A new process whose PLEG has yet to relist: paused, listing not yet known.
+    kubelet.restart(clock.now() / 1000);
+    await w.poll();
+    assert.equal(w.view().pause.pleg, true);
+    assert.equal(w.view().runtimeListFailing, undefined);
+    assert.deepEqual(series(), paused);
+    // The listing fails from then on: still the kubelet's pause.
+    for (const errors of [3, 6]) {
+      clock.advance(30_000);
+      kubelet.state = { ...kubelet.state, runtimeListErrors: errors };
+      await w.poll();
+      assert.equal(w.view().runtimeListFailing, true);
+      assert.deepEqual(series(), paused);
+    }
+  });
+
   test("EventedPLEG on a 1.32 kubelet: PLEG unknown, never paused by a gauge its health check sets", async () => {
     const { w } = witness(clock);
     kubelet.state = { ...kubelet.state, eventedPLEG: true, plegLastSeenSeconds: 0 };
