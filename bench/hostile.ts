@@ -8,7 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, get as httpGet, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -228,19 +228,19 @@ const rows: Row[] = [
             headers: { authorization: auth(i % 2 ? "prometheus" : `user${i}`, `wrong${i}`) },
           }).catch(() => undefined);
       });
+      // The scraper from an address of its own (127.0.0.2), as Prometheus is to an attacker.
       const scraper = (async () => {
         while (Date.now() < end) {
-          const answer = await fetch(`${run.url}/metrics`, {
-            headers: { authorization: auth("prometheus", "right") },
-            signal: AbortSignal.timeout(10_000),
-          }).catch(() => undefined);
-          if (answer?.status === 200) ok++;
+          const status = await getStatus(`${run.url}/metrics`, "127.0.0.2", {
+            authorization: auth("prometheus", "right"),
+          });
+          if (status === 200) ok++;
           else failed++;
           await sleep(500);
         }
       })();
       await Promise.all([...flood, scraper]);
-      scraperResult = `scraper ${ok} ok, ${failed} failed`;
+      scraperResult = `scraper (127.0.0.2) ${ok} ok, ${failed} failed; flood from 127.0.0.1, half under its user name`;
     },
     report: async () => scraperResult,
   },
@@ -259,19 +259,45 @@ const rows: Row[] = [
   {
     id: "M",
     what: "manifest URL: a valid 10 MiB pod every poll (1s), a static pod added",
-    args: async (dir) => {
+    args: async () => {
       const big = (n: number) =>
         `apiVersion: v1\nkind: Pod\nmetadata:\n  name: big-${n}\n  annotations: {a: "${"x".repeat(10 * 1024 * 1024 - 200)}"}\nspec:\n  containers: [{name: app, image: busybox}]\n`;
       let n = 0;
       const peer = await serve(() => big(n++ % 2));
       peers.push(peer);
-      setTimeout(() => void writeFile(join(dir, "added.yaml"), podYaml("added")), 2000);
       return [`--manifest-url=${peer.url}/pods`, "--http-check-frequency=1s"];
     },
-    report: async (run) => {
-      const page = await text(`${run.url}/api/v1/sources`);
-      return `${/added/.test(page) ? "static pod added seen" : "static pod not seen"}; ${sourcesLine(page)}`;
+    attack: async (run, work) => {
+      const end = Date.now() + rowMs;
+      await sleep(2000);
+      const added = performance.now();
+      await writeFile(join(work, "manifests", "added.yaml"), podYaml("added"));
+      addedAfter = "static pod not seen";
+      while (Date.now() < end) {
+        if (/added/.test(await text(`${run.url}/api/v1/sources`))) {
+          addedAfter = `static pod seen ${(performance.now() - added).toFixed(0)} ms after it was written`;
+          break;
+        }
+        await sleep(100);
+      }
+      await sleep(Math.max(0, end - Date.now()));
     },
+    report: async (run) => `${addedAfter}; ${sourcesLine(await text(`${run.url}/api/v1/sources`))}`,
+  },
+  {
+    id: "M",
+    what: "file and URL each at the node bound (60,000 labels, 180,000 YAML nodes), URL every 1s",
+    args: async (dir) => {
+      const labels = Array.from({ length: 60_000 }, (_, i) => `    l${i}: v\n`).join("");
+      const pod = (name: string) =>
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels:\n${labels}spec:\n  containers: [{name: app, image: busybox}]\n`;
+      await writeFile(join(dir, "bound.yaml"), pod("bound"));
+      let n = 0;
+      const peer = await serve(() => pod(`url-${n++ % 2}`));
+      peers.push(peer);
+      return [`--manifest-url=${peer.url}/pods`, "--http-check-frequency=1s"];
+    },
+    report: async (run) => sourcesLine(await text(`${run.url}/api/v1/sources`)),
   },
   ...(["token-file", "ca-file"] as const).map(
     (flag): Row => ({
@@ -282,9 +308,12 @@ const rows: Row[] = [
         execFileSync("mkfifo", [fifo]);
         const peer = await serve(() => "a 1\n");
         peers.push(peer);
+        // The other file empty (none), so that the FIFO is the only file read.
+        const other = flag === "token-file" ? "ca-file" : "token-file";
         return [
           `--kubelet.url=${peer.url}/metrics`,
           `--kubelet.${flag}=${fifo}`,
+          `--kubelet.${other}=`,
           "--kubelet.poll-period=1s",
         ];
       },
@@ -392,6 +421,23 @@ const rows: Row[] = [
   },
 ];
 let scraperResult = "";
+let addedAfter = "";
+
+/** The status of a GET sent from `localAddress` (fetch cannot choose it); 0 on failure. */
+function getStatus(
+  url: string,
+  localAddress: string,
+  headers: Record<string, string>,
+): Promise<number> {
+  return new Promise((resolve) => {
+    const request = httpGet(url, { localAddress, headers, timeout: 10_000 }, (response) => {
+      response.resume();
+      response.on("end", () => resolve(response.statusCode ?? 0));
+    });
+    request.on("timeout", () => request.destroy());
+    request.on("error", () => resolve(0));
+  });
+}
 
 async function runRow(row: Row): Promise<string[]> {
   const work = await mkdtemp(join(tmpdir(), "bench-hostile-"));
@@ -399,7 +445,12 @@ async function runRow(row: Row): Promise<string[]> {
   await mkdir(dir);
   await writeFile(join(dir, "static.yaml"), podYaml("static"));
   try {
-    const run = await startExporter([...base(dir), ...(await row.args(dir, work))], row.env);
+    const args = await row.args(dir, work);
+    // A row's own --node-name replaces the base one (twice would be refused as a repeated flag).
+    const common = base(dir).filter(
+      (arg) => !(arg.startsWith("--node-name=") && args.some((a) => a.startsWith("--node-name="))),
+    );
+    const run = await startExporter([...common, ...args], row.env);
     healthURL = `http://127.0.0.1:${healthPort}`;
     run.health = healthURL;
     if (run.url === undefined) {
