@@ -308,12 +308,12 @@ const rows: Row[] = [
         execFileSync("mkfifo", [fifo]);
         const peer = await serve(() => "a 1\n");
         peers.push(peer);
-        // The other file empty (none), so that the FIFO is the only file read.
-        const other = flag === "token-file" ? "ca-file" : "token-file";
+        // No token file (an empty flag) for the CA row, so that the FIFO is the only file read;
+        // the CA file is unset unless given.
         return [
           `--kubelet.url=${peer.url}/metrics`,
           `--kubelet.${flag}=${fifo}`,
-          `--kubelet.${other}=`,
+          ...(flag === "ca-file" ? ["--kubelet.token-file="] : []),
           "--kubelet.poll-period=1s",
         ];
       },
