@@ -274,7 +274,8 @@ const rows: Row[] = [
       await writeFile(join(work, "manifests", "added.yaml"), podYaml("added"));
       addedAfter = "static pod not seen";
       while (Date.now() < end) {
-        if (/added/.test(await text(`${run.url}/api/v1/sources`))) {
+        // static.yaml and added.yaml: two file pods (the status API lists no pod names).
+        if (/podconfig_source_pods\{source="file"\} 2\b/.test(await text(`${run.url}/metrics`))) {
           addedAfter = `static pod seen ${(performance.now() - added).toFixed(0)} ms after it was written`;
           break;
         }
