@@ -146,3 +146,37 @@ describe("the four bodies of issue 16", () => {
     }
   });
 });
+
+test("an init container with restartPolicyRules and no restartPolicy: 1.34 stores it, 1.35+ refuse it", () => {
+  // The oracle-1.34 campaign's counterexample: 1.34's validateInitContainerRestartPolicy
+  // returns for a nil policy; from 1.35 the rules require one. 1.32 and 1.33 drop the field.
+  const body = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - {name: app, image: nginx:1.27}
+  initContainers:
+  - name: init
+    image: busybox
+    restartPolicyRules:
+    - action: Restart
+      exitCodes: {operator: In, values: [42]}
+`;
+  for (const minor of KubeletMinors) {
+    const decode = () => tryDecodeSinglePod(Buffer.from(body), origin(minor));
+    if (minor === "1.32" || minor === "1.33" || minor === "1.34")
+      assert.equal(decode().metadata.name, "web-node-a", minor);
+    else
+      assert.throws(
+        decode,
+        (err) =>
+          err instanceof ManifestError &&
+          /initContainers\[0\]\.restartPolicy: Required value: must specify restartPolicy when restart rules are used/.test(
+            err.detail,
+          ),
+        minor,
+      );
+  }
+});

@@ -104,7 +104,9 @@ export function validateInitContainers(
       } else if (policy !== "Always")
         errs.push(notSupported(`${at}.restartPolicy`, policy, ["Always"]));
       restartAlways = policy === "Always";
-    } else if (objects(ctr.restartPolicyRules).length > 0)
+    } else if (pod.ctx.minor >= 35 && objects(ctr.restartPolicyRules).length > 0)
+      // 1.34's validateInitContainerRestartPolicy returns at once for a nil restartPolicy; from
+      // 1.35 rules without a policy are refused (the oracle-1.34 campaign, 63 cases).
       errs.push(
         required(`${at}.restartPolicy`, "must specify restartPolicy when restart rules are used"),
       );
