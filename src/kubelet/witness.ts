@@ -158,17 +158,23 @@ export class KubeletWitness {
     this.signals = signals;
     this.pause = { pleg: plegUnhealthy(signals, at), runtime: this.runtime.down(at) };
     if (isPaused(this.pause)) this.logger.debug("Kubelet sync loop paused", { ...this.pause });
+    // The verdict is applied before a restart resets the copy: the fresh copy's sources list
+    // while onRestart is awaited, and a sync loop left unheld meanwhile would mark them seen
+    // although the new kubelet's PLEG has not relisted (a false "ready" that stays).
+    this.options.onVerdict?.(this.pause);
     if (!restarted || signals.startTime === undefined) {
       if (previous === undefined || previous.version !== signals.version)
         await this.options.onVersion?.(signals.version);
       return;
     }
-    this.restarts++;
     this.logger.info("Kubelet restarted: resetting the copy", {
       previousStart: new Date(previous?.startTime ?? 0).toISOString(),
       start: new Date(signals.startTime).toISOString(),
     });
     await this.options.onRestart?.(signals.startTime);
+    // Counted once the copy is reset: a reader that sees the restart also sees the fresh copy,
+    // never the old one's readiness (stopping the old copy's sources takes a while).
+    this.restarts++;
   }
 
   private recordError(error: unknown): void {
