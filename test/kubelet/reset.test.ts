@@ -125,8 +125,14 @@ describe("the copy follows the kubelet's restarts", () => {
     const baseline = activeResources();
     const start = Math.floor(Date.now() / 1000) - 1000;
     for (let i = 1; i <= 100; i++) {
-      // Each restart is a kubelet that relisted and housekept: the copy is never held.
-      kubelet.state = { ...kubelet.state, startTimeSeconds: start + 2 * i };
+      // Each restart is a kubelet that relisted and housekept: the copy is never held. Its PLEG
+      // relisted now: under load the loop outlasts the 3-minute PLEG threshold, and a relist
+      // time left at the fake kubelet's start would then read as a paused loop, rightly held.
+      kubelet.state = {
+        ...kubelet.state,
+        startTimeSeconds: start + 2 * i,
+        plegLastSeenSeconds: Math.floor(Date.now() / 1000),
+      };
       await eventually(async () => {
         const s = await status(exporter.url);
         return s.kubelet?.restarts === i && s.ready ? true : undefined;
