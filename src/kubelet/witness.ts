@@ -171,10 +171,14 @@ export class KubeletWitness {
       previousStart: new Date(previous?.startTime ?? 0).toISOString(),
       start: new Date(signals.startTime).toISOString(),
     });
-    await this.options.onRestart?.(signals.startTime);
     // Counted once the copy is reset: a reader that sees the restart also sees the fresh copy,
-    // never the old one's readiness (stopping the old copy's sources takes a while).
-    this.restarts++;
+    // never the old one's readiness (stopping the old copy's sources takes a while). Counted
+    // even if the reset failed: the next poll compares with this start and will not see it again.
+    try {
+      await this.options.onRestart?.(signals.startTime);
+    } finally {
+      this.restarts++;
+    }
   }
 
   private recordError(error: unknown): void {
