@@ -129,10 +129,11 @@ export class KubeletWitness {
       });
     } catch (error) {
       this.recordError(error);
+      // A read verdict was applied in observe(); a failed poll's is "unknown".
+      this.options.onVerdict?.(this.pause);
     } finally {
       this.polls++;
     }
-    this.options.onVerdict?.(this.pause);
   }
 
   private schedule(delayMs: number): void {
