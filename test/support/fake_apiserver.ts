@@ -10,8 +10,9 @@
 //   ERROR event inside a 200 stream (what the watch cache does), optionally as the HTTP status.
 // - GET /api/v1/nodes?fieldSelector=metadata.name=<node>  -> NodeList (what the kubelet's node
 //   informer lists before its api source may start), holding the node asked for: every node
-//   exists here, as a registered kubelet's does. A Node that does not exist yet (the 1.37 start
-//   gate watches for it) is tested against the real kube-apiserver (test/real-node/).
+//   exists here, as a registered kubelet's does, unless named in `absentNodes` (a kubelet that
+//   has not registered yet: its list is empty). The real kube-apiserver's absent Node is tested
+//   in test/real-node/.
 // Test controls: add/modify/delete pods (one monotonic resourceVersion), close
 // watches, compact, bookmark, go down (refuse connections) and come back up on the same port.
 // Hostile modes (`hostile`, changeable at any time) make it the API server nobody wants: lists
@@ -98,6 +99,8 @@ const podKey = (namespace: string, name: string): string => `${namespace}/${name
 
 export class FakeApiserver {
   readonly requests: RecordedRequest[] = [];
+  /** Nodes not created yet: a node list selecting one of them is empty. */
+  readonly absentNodes = new Set<string>();
   hostile: HostileModes = {};
   private readonly server: Server;
   private readonly pods = new Map<string, Pod>();
@@ -391,7 +394,7 @@ export class FakeApiserver {
 
   private serveNodes(res: ServerResponse, fieldSelector: string | undefined): void {
     const name = nodeNameOf(fieldSelector);
-    const items = name !== undefined ? [{ metadata: { name } }] : [];
+    const items = name !== undefined && !this.absentNodes.has(name) ? [{ metadata: { name } }] : [];
     writeJson(res, 200, {
       kind: "NodeList",
       apiVersion: "v1",
