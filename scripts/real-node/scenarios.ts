@@ -34,8 +34,13 @@ export interface Observation {
     /** kubelet_desired_pods exists: HandlePodCleanups has run in this process. */
     housekept: boolean;
     desiredStatic: number | undefined;
+    desiredNonStatic: number | undefined;
     startTime: number | undefined;
     version: string | undefined;
+    /** kubelet_pleg_last_seen_seconds (Unix seconds). */
+    plegLastSeen: number | undefined;
+    /** kubernetes_feature_enabled{name="EventedPLEG"}. */
+    eventedPLEG: number | undefined;
     /** -v=4 lines of the current process. */
     housekeepingSkippedLines: number;
     housekeepingLines: number;
@@ -59,6 +64,15 @@ export interface Observation {
     kubeletUp: number | undefined;
     kubeletSupported: string | undefined;
     copyDesiredStatic: number | undefined;
+    /** The exporter's readings of the kubelet's own series (podconfig_kubelet_*). */
+    readings: {
+      startTime: number | undefined;
+      plegLastSeen: number | undefined;
+      desiredStatic: number | undefined;
+      desiredNonStatic: number | undefined;
+      /** Sum of podconfig_kubelet_sync_loop_paused over its reasons. */
+      paused: number | undefined;
+    };
   };
 }
 
@@ -105,8 +119,12 @@ export class BothSides {
       kubelet: {
         housekept: k.samples.has("kubelet_desired_pods"),
         desiredStatic: sample(k, "kubelet_desired_pods", { static: "true" }),
+        // HandlePodCleanups labels the regular pods static="" (kubelet_pods.go).
+        desiredNonStatic: sample(k, "kubelet_desired_pods", { static: "" }),
         startTime: sample(k, "process_start_time_seconds"),
         version: k.samples.get("kubernetes_build_info")?.[0]?.labels.git_version,
+        plegLastSeen: sample(k, "kubelet_pleg_last_seen_seconds"),
+        eventedPLEG: sample(k, "kubernetes_feature_enabled", { name: "EventedPLEG" }),
         housekeepingSkippedLines: count("SyncLoop (housekeeping, skipped)"),
         housekeepingLines: count('"SyncLoop (housekeeping)"'),
         runningPods: [...new Set(this.node.runningContainers().map((c) => c.pod))],
@@ -128,6 +146,13 @@ export class BothSides {
         kubeletSupported:
           info === undefined ? undefined : `${info.version} supported=${info.supported}`,
         copyDesiredStatic: sample(e, "podconfig_kubelet_copy_desired_pods", { static: "true" }),
+        readings: {
+          startTime: sample(e, "podconfig_kubelet_start_time_seconds"),
+          plegLastSeen: sample(e, "podconfig_kubelet_pleg_last_seen_timestamp_seconds"),
+          desiredStatic: sample(e, "podconfig_kubelet_desired_pods", { static: "true" }),
+          desiredNonStatic: sample(e, "podconfig_kubelet_desired_pods", { static: "false" }),
+          paused: sum(e, "podconfig_kubelet_sync_loop_paused"),
+        },
       },
     };
   }
@@ -146,7 +171,7 @@ export class BothSides {
         what,
         async () => {
           last = await this.observe();
-          const complaint = check(last);
+          const complaint = check(last) ?? readingComplaint(last, this.node.options.release);
           if (complaint === undefined) return last;
           lastComplaint = complaint;
           return undefined;
@@ -160,6 +185,33 @@ export class BothSides {
       );
     }
   }
+}
+
+/**
+ * The cross-check's readings against the kubelet's /metrics read at the same moment: the
+ * version supported, the same process start, the same desired pods once it housekept (none
+ * before), PLEG read (EventedPLEG is off, so the gauge is the generic PLEG's in every minor)
+ * and never later than the kubelet's own gauge, and the loop not paused. Every scenario
+ * converges only once these hold too.
+ */
+function readingComplaint(o: Observation, release: string): string | undefined {
+  const k = o.kubelet;
+  const r = o.exporter.readings;
+  return expect([
+    k.version !== `v${release}` && `kubelet build_info ${k.version}, built ${release}`,
+    o.exporter.kubeletSupported !== `${k.version} supported=true` &&
+      `kubelet_info ${o.exporter.kubeletSupported}, the kubelet is ${k.version}`,
+    r.startTime !== k.startTime &&
+      `kubelet start time: exporter ${r.startTime}, kubelet ${k.startTime}`,
+    (r.desiredStatic !== k.desiredStatic || r.desiredNonStatic !== k.desiredNonStatic) &&
+      `desired pods (static/not): exporter ${r.desiredStatic}/${r.desiredNonStatic}, kubelet ${k.desiredStatic}/${k.desiredNonStatic}`,
+    k.eventedPLEG !== 0 && `kubernetes_feature_enabled{name="EventedPLEG"}=${k.eventedPLEG}`,
+    (r.plegLastSeen === undefined ||
+      k.plegLastSeen === undefined ||
+      r.plegLastSeen > k.plegLastSeen) &&
+      `PLEG last seen: exporter ${r.plegLastSeen}, kubelet ${k.plegLastSeen}`,
+    r.paused !== 0 && `sync_loop_paused=${r.paused ?? "absent"}`,
+  ]);
 }
 
 export interface ScenarioResult {
@@ -176,14 +228,14 @@ function expect(complaints: (string | false | undefined)[]): string | undefined 
 
 function kubeletSide(o: Observation): string {
   const k = o.kubelet;
-  return `${k.version}, housekept=${k.housekept} (kubelet_desired_pods{static=true}=${k.desiredStatic ?? "absent"}), log: ${k.housekeepingSkippedLines} "housekeeping, skipped" / ${k.housekeepingLines} "housekeeping" lines, running pods [${k.runningPods.join(",")}], mirror pods [${k.mirrorPods.join(",")}]`;
+  return `${k.version}, start ${k.startTime}, pleg_last_seen ${k.plegLastSeen}, EventedPLEG=${k.eventedPLEG}, housekept=${k.housekept} (kubelet_desired_pods{static=true}=${k.desiredStatic ?? "absent"},{static=""}=${k.desiredNonStatic ?? "absent"}), log: ${k.housekeepingSkippedLines} "housekeeping, skipped" / ${k.housekeepingLines} "housekeeping" lines, running pods [${k.runningPods.join(",")}], mirror pods [${k.mirrorPods.join(",")}]`;
 }
 
 function exporterSide(o: Observation): string {
   const e = o.exporter;
   const per = (r: Record<string, number | undefined>): string =>
     sources.map((s) => `${s}=${r[s] ?? "absent"}`).join(",");
-  return `ready{${per(e.ready)}} stored{${per(e.stored)}} pods{${per(e.pods)}} sources_ready=${e.allReady} kubelet_housekeeping_ran=${e.housekeepingRan ?? "absent"} disagreement=${e.disagreement ?? "absent"} deletions_deferred_total=${e.deferredDeletions} orphaned_pods=${e.orphanedPods} orphaned_mirror_pods=${e.orphanedMirrorPods ?? "absent"} kubelet_restarts_total=${e.restarts} kubelet_info=${e.kubeletSupported}`;
+  return `ready{${per(e.ready)}} stored{${per(e.stored)}} pods{${per(e.pods)}} sources_ready=${e.allReady} kubelet_housekeeping_ran=${e.housekeepingRan ?? "absent"} disagreement=${e.disagreement ?? "absent"} deletions_deferred_total=${e.deferredDeletions} orphaned_pods=${e.orphanedPods} orphaned_mirror_pods=${e.orphanedMirrorPods ?? "absent"} kubelet_restarts_total=${e.restarts} kubelet_info=${e.kubeletSupported} kubelet_start_time=${e.readings.startTime} pleg_last_seen=${e.readings.plegLastSeen} kubelet_desired_pods{static=true}=${e.readings.desiredStatic ?? "absent"},{static=false}=${e.readings.desiredNonStatic ?? "absent"} sync_loop_paused=${e.readings.paused ?? "absent"}`;
 }
 
 function result(name: string, r: { o: Observation; seconds: number }): ScenarioResult {
