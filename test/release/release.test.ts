@@ -79,6 +79,25 @@ describe("the release workflow", { timeout: 10 * 60_000 }, () => {
     assert.throws(() => releaseVersion("v0.0.0-not-this"), /the tag v0\.0\.0-not-this is not v/);
   });
 
+  test("every action is pinned by commit, no checkout keeps its credentials, no job restores a cache", async () => {
+    // A tag can be moved to other code after review; a commit cannot. A release job must not
+    // restore a cache another workflow run could have written (cache poisoning).
+    const workflow = parse(await readFile(join(workflows, "release.yml"), "utf8")) as Workflow;
+    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+    const actions = steps.filter((s) => s.uses !== undefined);
+    assert.ok(actions.length >= 8, JSON.stringify(actions));
+    for (const step of actions) {
+      assert.match(
+        step.uses ?? "",
+        /^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/,
+        `${step.uses} is not pinned by commit`,
+      );
+      if (step.uses?.startsWith("actions/checkout@"))
+        assert.equal(step.with?.["persist-credentials"], false, "checkout keeps the token on disk");
+      assert.equal(step.with?.cache, undefined, `${step.uses} restores a cache`);
+    }
+  });
+
   test("every script it runs exists, and every build argument it passes is an ARG of the Dockerfile", async () => {
     const text = await readFile(join(workflows, "release.yml"), "utf8");
     const scripts = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as {
