@@ -6,6 +6,7 @@ import { startExporter } from "./app.js";
 import { buildInfo, versionText } from "./cli/build_info.js";
 import { type CliCommand, resolveConfig } from "./cli/config.js";
 import { describeConfig } from "./cli/describe.js";
+import { ExplainUsage, explain, explanationText, parseExplainArgs } from "./cli/explain.js";
 import { UsageError } from "./cli/flags.js";
 import { createLogger, loggingRecorder } from "./cli/log.js";
 import { usage } from "./cli/usage.js";
@@ -15,6 +16,7 @@ import { startTracingOnDemand } from "./telemetry/tracing_on_demand.js";
 const ShutdownTimeoutMs = 5000;
 
 async function main(): Promise<void> {
+  if (process.argv[2] === "explain") return runExplain(process.argv.slice(3));
   let command: CliCommand;
   try {
     command = await resolveConfig(process.argv.slice(2), process.env);
@@ -97,6 +99,28 @@ async function main(): Promise<void> {
       note: "--web.config.file and its certificates are re-read when they change",
     });
   });
+}
+
+/** `explain`: the verdicts on stdout; exit 1 when anything would be refused or shadowed. */
+async function runExplain(args: string[]): Promise<void> {
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(ExplainUsage);
+    return;
+  }
+  try {
+    const options = parseExplainArgs(args);
+    const explanation = await explain(options, process.stdin);
+    process.stdout.write(
+      options.output === "json"
+        ? `${JSON.stringify(explanation, null, 2)}\n`
+        : explanationText(explanation),
+    );
+    process.exitCode = explanation.passes ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`podconfig-exporter explain: ${error.message}\n`);
+    process.exitCode = 2;
+  }
 }
 
 // Not a top-level await: the single binary's bundle is CommonJS (scripts/bundle.ts).

@@ -29,6 +29,7 @@ import {
   runMerge,
 } from "./ours.js";
 import { kubeletListFiles, kubeletMerge, kubeletPollURL, type OracleRequest } from "./theirs.js";
+import { kubeletVerdicts, ourVerdicts, verdictDifferences } from "./verdicts.js";
 
 type JsonObject = { [key: string]: unknown };
 
@@ -154,6 +155,17 @@ export async function fileBatchDifferences(
       const name = /^[^/]*\/([^ :]+)/.exec(difference.detail)?.[1] ?? "";
       const file = names.findIndex((n) => name === `${String(n)}-${NodeName}`);
       if (!refusedOnOneSide.has(file)) out.push({ file, difference });
+    }
+    // The verdict on each file (the bulk form has no source to give one): a divergence of the
+    // sources above is one here too, and the verdicts add the refusal text and the winner.
+    if (ours.verdicts) {
+      const theirVerdicts = await kubeletVerdicts(ctx.request, files, theirs);
+      for (const { manifest, difference } of verdictDifferences(
+        ourVerdicts(ours.verdicts),
+        theirVerdicts,
+        "file",
+      ))
+        out.push({ file: files.indexOf(manifest), difference });
     }
     return out;
   } finally {

@@ -19,6 +19,7 @@ import { HTTPSource } from "../../src/sources/http/http.js";
 import { decodeRequest } from "../../src/sources/manifest/decode_request.js";
 import { ManifestDecoder } from "../../src/sources/manifest/decoder.js";
 import { ManifestError } from "../../src/sources/manifest/error.js";
+import type { ManifestVerdict } from "../../src/sources/verdicts.js";
 import type { OpSequence } from "../support/merge_gen.js";
 import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 import { type EmittedUpdate, plain } from "./compare.js";
@@ -34,6 +35,8 @@ export interface FileListResult {
   sent: EmittedUpdate[];
   /** Files the list skipped, with our message. */
   refused: Map<string, string>;
+  /** The source's verdict on each entry (absent from the bulk form, which has no source). */
+  verdicts?: ManifestVerdict[];
 }
 
 /** FileSource's listConfig of `path` (a directory or one file): what it sent, what it skipped. */
@@ -52,8 +55,10 @@ export async function listFiles(
     kubeletMinor: minor,
     decoder,
   });
+  let verdicts: ManifestVerdict[];
   try {
     await source.syncOnce();
+    verdicts = source.manifestVerdicts();
   } finally {
     await source.stop();
   }
@@ -63,7 +68,7 @@ export async function listFiles(
     const file = files.find((f) => line.message.includes(`${f}:`));
     refused.set(file ?? "(unattributed)", line.message);
   }
-  return { sent: channel.updates.map(emitted), refused };
+  return { sent: channel.updates.map(emitted), refused, verdicts };
 }
 
 /**

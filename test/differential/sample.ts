@@ -3,19 +3,22 @@
 // 2-core machine, the issue's four refused bodies, and the verdict: any divergence not declared
 // in declared.ts fails with its minimal counterexample.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pinForMinor } from "../../scripts/oracle/pins.js";
 import type { KubeletMinor } from "../../src/core/version.js";
+import { writeHostileDirectory } from "../support/hostile_directory.js";
 import { Oracle } from "../support/oracle.js";
 import { loadPodSchema } from "../support/pod_schema.js";
 import { report, runCampaign, undeclared } from "./campaign.js";
 import { type CaseContext, fileBatchDifferences, urlDifferences } from "./cases.js";
+import { declaredFor } from "./declared.js";
 import { ManifestServer } from "./ours.js";
 import { acceptedBodies, type RegressionBody, refusedBodies } from "./regressions.js";
-import { kubeletPollURL } from "./theirs.js";
+import { kubeletListFiles, kubeletPollURL } from "./theirs.js";
+import { directoryVerdictDifferences, kubeletVerdicts } from "./verdicts.js";
 
 /** The sample's size: a few thousand cases per minor. */
 export const SampleSize = { manifests: 1200, bodies: 150, sequences: 600 };
@@ -44,6 +47,12 @@ export function differentialSample(minor: KubeletMinor): void {
       if (ctx) await rm(ctx.workDir, { recursive: true, force: true });
     });
 
+    /** The file differences of one manifest, less those declared (declared.ts). */
+    const undeclaredFileDifferences = async (bytes: Buffer) =>
+      (await fileBatchDifferences(ctx, [bytes])).filter(
+        ({ difference }) => !declaredFor(difference.rule, minor),
+      );
+
     const forMinor = ({ minors }: RegressionBody) => minors === undefined || minors.includes(minor);
     for (const { name, text } of refusedBodies.filter(forMinor))
       test(`refused as the kubelet refuses it, as a file and as the URL's body: ${name}`, async () => {
@@ -51,7 +60,7 @@ export function differentialSample(minor: KubeletMinor): void {
         const kubelet = await kubeletPollURL(ctx.request, bytes);
         assert.notEqual(kubelet.error, null, "the kubelet refuses it");
         assert.deepEqual(kubelet.sent, []);
-        assert.deepEqual(await fileBatchDifferences(ctx, [bytes]), []);
+        assert.deepEqual(await undeclaredFileDifferences(bytes), []);
         assert.deepEqual(await urlDifferences(ctx, bytes), []);
       });
 
@@ -61,9 +70,39 @@ export function differentialSample(minor: KubeletMinor): void {
         const kubelet = await kubeletPollURL(ctx.request, bytes);
         assert.equal(kubelet.error, null, "the kubelet accepts it");
         assert.equal(kubelet.sent.length, 1);
-        assert.deepEqual(await fileBatchDifferences(ctx, [bytes]), []);
+        assert.deepEqual(await undeclaredFileDifferences(bytes), []);
         assert.deepEqual(await urlDifferences(ctx, bytes), []);
       });
+
+    test("verdicts on issue 21's directory (four refused bodies, a .bak copy, a dotfile, a valid pod, a subdirectory) are the kubelet's", async () => {
+      const dir = await writeHostileDirectory(ctx.workDir);
+      const paths = (await readdir(dir)).map((name) => join(dir, name));
+      const kubelet = await kubeletVerdicts(
+        ctx.request,
+        paths,
+        await kubeletListFiles(ctx.request, dir),
+      );
+      // The kubelet's own verdicts, so that agreeing on them says something.
+      assert.deepEqual(
+        [...kubelet]
+          .map(
+            ([path, v]) =>
+              `${basename(path)} ${v.verdict}${v.winner ? ` ${basename(v.winner)}` : ""}`,
+          )
+          .sort(),
+        [
+          ".web.yaml.swp ignored",
+          "bad-1.yaml refused",
+          "bad-2.yaml refused",
+          "bad-3.yaml refused",
+          "bad-4.yaml refused",
+          "old ignored",
+          "web.yaml duplicate web.yaml.bak",
+          "web.yaml.bak stored",
+        ],
+      );
+      assert.deepEqual(await directoryVerdictDifferences(ctx.minor, ctx.request, dir), []);
+    });
 
     test(`seeded sample (${SampleSize.manifests} manifests, ${SampleSize.bodies} URL bodies, ${SampleSize.sequences} op sequences): no undeclared divergence`, async (t) => {
       const result = await runCampaign(ctx, { seed: SampleSeed, ...SampleSize });

@@ -14,13 +14,15 @@ import type { KubeletMinor } from "../../core/version.js";
 import { errorMessage } from "../error_message.js";
 import { type SourceErrorReason, SourceHealth } from "../health.js";
 import { DecodeAbandonedError, ManifestDecoder } from "../manifest/decoder.js";
-import { ManifestError } from "../manifest/error.js";
+import { ManifestError, parsedPod } from "../manifest/error.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
+import { type ManifestVerdict, VerdictBook } from "../verdicts.js";
 import { FsDeadline, StuckCallError } from "./deadline.js";
 import { DecodedFiles, type FileDecode } from "./decoded_files.js";
+import { FileManifests } from "./file_verdicts.js";
 import { globManifests } from "./glob.js";
-import { isNotExist, readManifestBytes } from "./manifest_file.js";
+import { isNotExist, NotRegularFileError, readManifestBytes } from "./manifest_file.js";
 import { StaticPodStore } from "./pod_store.js";
 import { DefaultWatchRetryPeriodMs, ManifestWatch, type RawWatchEvent } from "./watch.js";
 
@@ -68,6 +70,8 @@ export class FileSource implements PodSource {
   private readonly fs: FsDeadline;
   private readonly store = new StaticPodStore((pods) => this.send(pods));
   private readonly decoded = new DecodedFiles();
+  private readonly verdicts: VerdictBook;
+  private readonly manifests: FileManifests;
   private readonly watch: ManifestWatch;
   private relistTimer: NodeJS.Timeout | null = null;
   private started = false;
@@ -81,6 +85,8 @@ export class FileSource implements PodSource {
     this.ownsDecoder = options.decoder === undefined;
     this.logger = options.logger ?? silentLogger;
     const clock = options.clock ?? systemClock;
+    this.verdicts = new VerdictBook(FileSourceName, clock);
+    this.manifests = new FileManifests(this.verdicts, (pod) => this.store.held(pod));
     // inotify wants no trailing separator; a bare "/" stays as it is.
     this.path = options.path.replace(/(.)\/+$/, "$1");
     this.periodMs = options.fileCheckFrequencyMs ?? DefaultFileCheckFrequencyMs;
@@ -99,7 +105,10 @@ export class FileSource implements PodSource {
       handlers: {
         pathMissing: () => this.runner.run("missing", () => this.pathMissing()),
         error: (message) => this.fail("watch", message),
-        event: (raw) => void this.runner.run(eventKey(raw), () => this.consumeWatchEvent(raw)),
+        event: (raw) => {
+          this.manifests.reported(raw.fileName, raw.eventType);
+          void this.runner.run(eventKey(raw), () => this.consumeWatchEvent(raw));
+        },
       },
     });
   }
@@ -111,6 +120,11 @@ export class FileSource implements PodSource {
     void this.syncOnce();
     this.relistTimer = setInterval(() => void this.syncOnce(), this.periodMs);
     this.watch.start();
+  }
+
+  /** The verdict on each entry of the path, as of the last list or watch event (verdicts.ts). */
+  manifestVerdicts(): ManifestVerdict[] {
+    return this.verdicts.list();
   }
 
   /** Lists the path now (joining a list that is waiting to start); resolves when it is done. */
@@ -137,11 +151,16 @@ export class FileSource implements PodSource {
    * have finished.
    */
   private async listConfig(): Promise<void> {
+    this.manifests.startList();
+    let completed = false;
     try {
       await this.listPath();
+      completed = !this.stopped;
     } catch (err) {
       if (!abandonsList(err)) throw err;
       if (!this.stopped) this.fail("read", `list of ${this.path} abandoned: ${errorMessage(err)}`);
+    } finally {
+      this.manifests.endList(completed);
     }
   }
 
@@ -168,6 +187,7 @@ export class FileSource implements PodSource {
   private async pathMissing(): Promise<void> {
     if (this.stopped) return;
     this.decoded.retain([]);
+    this.manifests.clear();
     await this.send([]);
     this.fail("read", `path ${this.path} does not exist, ignoring`);
   }
@@ -186,6 +206,12 @@ export class FileSource implements PodSource {
         `unable to list ${this.path}: ${errorMessage(listing.error)}; listed as the ${listing.paths.length} entries read before the error, as the kubelet does`,
       );
     this.decoded.retain(listing.paths);
+    // The kubelet's glob never lists them: a person may still expect them to be read.
+    for (const path of listing.hidden)
+      this.manifests.record(path, {
+        kind: "ignored",
+        why: "a dotfile: the kubelet never lists it",
+      });
     const pods = await this.extractFromDir(listing.paths);
     if (this.stopped) return;
     // No pod at all: an empty SET straight to the channel, the store left as it is.
@@ -203,16 +229,23 @@ export class FileSource implements PodSource {
         info = await this.fs.run(path, () => stat(path));
       } catch (err) {
         if (abandonsList(err)) throw err;
-        this.fail("read", `could not get metadata for ${path}: ${errorMessage(err)}`);
+        const text = `could not get metadata for ${path}: ${errorMessage(err)}`;
+        this.manifests.record(path, { kind: "refused", text, read: true });
+        this.fail("read", text);
         continue;
       }
       if (info.isDirectory()) {
         this.logger.warn("Not recursing into manifest path", { source: this.name, path });
+        this.manifests.record(path, {
+          kind: "ignored",
+          why: "a directory: the kubelet does not recurse",
+        });
       } else if (info.isFile()) {
         // A file deleted since the listing is skipped silently, as in the kubelet.
         const pod = await this.extractFromFile(path, { listing: true });
         if (pod) pods.push(pod);
       } else {
+        this.manifests.record(path, { kind: "ignored", why: "not a regular file" });
         this.fail("read", `manifest path ${path} is not a directory or file`);
       }
     }
@@ -230,8 +263,15 @@ export class FileSource implements PodSource {
       data = await this.fs.run(path, () => readManifestBytes(path));
     } catch (err) {
       if (listing && abandonsList(err)) throw err;
-      if (!(listing && isNotExist(err)) && !this.stopped)
+      const gone = listing && isNotExist(err);
+      if (!gone && !this.stopped)
         this.fail("read", `can't process manifest file: ${path}: ${errorMessage(err)}`);
+      // A watch event's failed read leaves the verdict to the next list (a directory, a file
+      // gone again); a list's is the file's.
+      if (!listing || gone) this.manifests.consumed(path);
+      else if (err instanceof NotRegularFileError)
+        this.manifests.record(path, { kind: "ignored", why: "not a regular file" });
+      else this.manifests.record(path, { kind: "refused", text: errorMessage(err), read: true });
       return null;
     }
     const outcome = this.decoded.get(path, data) ?? (await this.decode(path, data));
@@ -239,9 +279,17 @@ export class FileSource implements PodSource {
       // Stopping terminates the decoding thread: that is no failure of the file.
       if (!this.stopped)
         this.fail(outcome.error.reason, `can't process manifest file: ${outcome.error.message}`);
+      if (outcome.error instanceof DecodeAbandonedError) this.manifests.consumed(path);
+      else
+        this.manifests.record(path, {
+          kind: "refused",
+          text: kubeletFileError(outcome.error),
+          read: outcome.error.reason === "read",
+        });
       return null;
     }
     this.store.recordFile(path, outcome.pod);
+    this.manifests.record(path, { kind: "pod", pod: outcome.pod });
     return outcome.pod;
   }
 
@@ -268,11 +316,20 @@ export class FileSource implements PodSource {
 
   /** consumeWatchEvent: one file read and added to the store, or its pod removed. */
   private async consumeWatchEvent(raw: RawWatchEvent): Promise<void> {
+    try {
+      await this.applyWatchEvent(raw);
+    } finally {
+      this.manifests.consumed(raw.fileName);
+    }
+  }
+
+  private async applyWatchEvent(raw: RawWatchEvent): Promise<void> {
     if (this.stopped) return;
     const event = await this.watch.classify(raw);
     if (event === null) return;
     if (event.type === "delete") {
       this.decoded.delete(event.fileName);
+      this.manifests.consumed(event.fileName, { deleted: true });
       try {
         await this.store.deleteFile(event.fileName);
       } catch (err) {
@@ -313,6 +370,19 @@ export class FileSource implements PodSource {
 function abandonsList(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   return err instanceof StuckCallError || code === "EMFILE" || code === "ENFILE";
+}
+
+/**
+ * The text the kubelet's extractFromFile returns for a manifest it refuses. tryDecodeSinglePod's
+ * error is returned as it is once the bytes decoded into a Pod (parsed: the name check, the
+ * validation, the static pod checks); before that (YAML, the typed decode, the kind) the file's
+ * name is added: "<file>: couldn't parse as pod(<error>), please check config file".
+ */
+export function kubeletFileError(error: ManifestError): string {
+  if (error.reason === "read") return error.message;
+  if (parsedPod(error.detail)) return error.detail;
+  const inner = /^couldn't parse as pod \((.*)\)$/s.exec(error.detail)?.[1] ?? error.detail;
+  return `${error.location}: couldn't parse as pod(${inner}), please check config file`;
 }
 
 /** Events waiting for the loop coalesce when they are the same report for the same file. */

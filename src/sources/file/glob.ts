@@ -10,6 +10,8 @@ import type { FsDeadline } from "./deadline.js";
 export interface DirListing {
   /** Full paths of the entries not starting with ".", in byte order like Go's sort.Strings. */
   paths: string[];
+  /** Full paths of the entries starting with ".", which the kubelet's glob never lists. */
+  hidden: string[];
   /** What Glob swallowed, if anything. */
   error: unknown;
 }
@@ -28,5 +30,8 @@ export async function globManifests(dir: string, fs: FsDeadline): Promise<DirLis
     .filter((name) => !name.startsWith("."))
     .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
     .map((name) => join(dir, name));
-  return { paths, error };
+  const hidden = names
+    .filter((name) => name.startsWith(".") && name !== "." && name !== "..")
+    .map((name) => join(dir, name));
+  return { paths, hidden, error };
 }

@@ -23,6 +23,11 @@ export class StaticPodStore {
     this.fileKeys.set(file, podKey(pod));
   }
 
+  /** The pod held under `pod`'s namespace/name, if any. */
+  held(pod: Pod): Pod | undefined {
+    return this.pods.get(podKey(pod));
+  }
+
   add(pod: Pod): Promise<boolean> {
     this.pods.set(podKey(pod), pod);
     return this.pushAll();

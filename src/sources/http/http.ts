@@ -10,13 +10,13 @@ import { FsDeadline } from "../file/deadline.js";
 import { readManifestBytes } from "../file/manifest_file.js";
 import { SourceHealth } from "../health.js";
 import { ManifestDecoder } from "../manifest/decoder.js";
-import { ManifestError } from "../manifest/error.js";
-import { podBoundProblem } from "../pod_bounds.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
+import { type ManifestVerdict, VerdictBook } from "../verdicts.js";
 import { fetchManifest, PollError } from "./fetch_manifest.js";
 import { type HeaderMap, parseHeaderFile, toRequestHeaders, validateHeaders } from "./headers.js";
 import { parseManifestURL, redactManifestURL } from "./manifest_url.js";
+import { decodeURLBody } from "./url_body.js";
 
 /** The kubelet's default --http-check-frequency. */
 export const DefaultHTTPCheckFrequencyMs = 20_000;
@@ -69,6 +69,7 @@ export class HTTPSource implements PodSource {
   private readonly periodMs: number;
   private readonly timeoutMs: number;
   private readonly runner = new SerialRunner();
+  private readonly verdicts: VerdictBook;
   /** The kubelet's s.data: the last non-empty 200 body, remembered before it was decoded. */
   private lastData: Buffer | null = null;
   private failureLogs = 0;
@@ -104,6 +105,7 @@ export class HTTPSource implements PodSource {
     if (!(this.periodMs > 0)) throw new RangeError("httpCheckFrequency must be positive");
     if (!(this.timeoutMs > 0)) throw new RangeError("the manifest URL timeout must be positive");
     this.fs = new FsDeadline(this.timeoutMs, this.stopping.signal);
+    this.verdicts = new VerdictBook(HTTPSourceName, options.clock ?? systemClock);
     // A poll may take the whole timeout, then the next one starts a period later.
     this.health = new SourceHealth(
       HTTPSourceName,
@@ -123,6 +125,14 @@ export class HTTPSource implements PodSource {
       if (!this.stopped) this.pollTimer = setTimeout(poll, this.periodMs);
     };
     void poll();
+  }
+
+  /**
+   * The verdict on each pod of the last body read (verdicts.ts); a poll that fails keeps them,
+   * as the kubelet keeps its pods.
+   */
+  manifestVerdicts(): ManifestVerdict[] {
+    return this.verdicts.list();
   }
 
   /** Polls the URL now (joining a poll that is waiting to start); resolves when it is done. */
@@ -197,6 +207,7 @@ export class HTTPSource implements PodSource {
     });
     if (data.byteLength === 0) {
       // An empty SET lets the source be marked as seen, as the kubelet does.
+      this.verdicts.set([]);
       await this.send([]);
       throw new PollError("decode", `zero-length data received from ${this.display}`);
     }
@@ -206,22 +217,15 @@ export class HTTPSource implements PodSource {
       return;
     }
     this.lastData = data;
-    let pods: Pod[];
-    try {
-      pods = await this.decoder.decodeStaticPods(data, {
-        source: "http",
-        location: this.url,
-        display: this.display,
-        nodeName: this.nodeName,
-        kubeletMinor: this.kubeletMinor,
-      });
-    } catch (err) {
-      if (err instanceof ManifestError) throw new PollError(err.reason, err.message);
-      throw err;
-    }
-    // Bounded like the api source's pods; nothing is sent, as for any list that is refused.
-    const problem = podBoundProblem(pods, pods.length);
-    if (problem) throw new PollError("decode", `${this.display}: ${problem}`);
+    const outcome = await decodeURLBody(this.decoder, data, {
+      location: this.url,
+      display: this.display,
+      nodeName: this.nodeName,
+      kubeletMinor: this.kubeletMinor,
+    });
+    this.verdicts.set(outcome.findings);
+    if ("failure" in outcome) throw new PollError(outcome.failure.reason, outcome.failure.message);
+    const { pods } = outcome;
     if (await this.send(pods)) this.health.recordSuccess();
   }
 

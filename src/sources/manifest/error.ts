@@ -19,3 +19,11 @@ export class ManifestError extends Error {
     super(`${location}: ${detail}`);
   }
 }
+
+/**
+ * A decode error tryDecodeSinglePod or tryDecodePodList returns with parsed = true (common.go):
+ * the bytes decoded into a Pod, which the name check, the validation or the static pod checks
+ * refused. The kubelet returns those texts as they are, and wraps the others.
+ */
+export const parsedPod = (detail: string): boolean =>
+  detail.startsWith("invalid pod: ") || detail.startsWith("static pods may not reference ");

@@ -1,0 +1,150 @@
+// Verdicts per manifest file (src/sources/verdicts.ts) compared with the kubelet's, derived from
+// the oracle alone: a file its list logged with an error is refused with that text (a
+// directory's or a special file's record, which has no error, is ignored); a dotfile it never
+// lists is ignored; of the files it read, the one whose pod it holds is stored and the others of
+// the same namespace/name are duplicates of it. Which file's pod it holds is told by the UID: a
+// static pod's UID hashes the pod with its file's path, so listing that one file alone (the same
+// path) gives the UID the directory's list gave it.
+import { readdir } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { KubeletMinor } from "../../src/core/version.js";
+import type { ManifestVerdict } from "../../src/sources/verdicts.js";
+import { type Difference, generalPath } from "./compare.js";
+import { listFiles } from "./ours.js";
+import { kubeletListFiles, type OracleRequest, type TheirFileList } from "./theirs.js";
+
+/** What two sides must agree on for one manifest. */
+export interface VerdictView {
+  verdict: string;
+  /** refused: the error text. */
+  reason?: string;
+  /** duplicate: the manifest held instead. */
+  winner?: string;
+}
+
+type JsonObject = { [key: string]: unknown };
+const meta = (pod: unknown) => ((pod as JsonObject).metadata ?? {}) as JsonObject;
+const keyOf = (pod: unknown) => `${String(meta(pod).namespace ?? "")}/${String(meta(pod).name)}`;
+
+/** Our verdicts as the comparison sees them. */
+export function ourVerdicts(verdicts: readonly ManifestVerdict[]): Map<string, VerdictView> {
+  return new Map(
+    verdicts.map((v) => [
+      v.manifest,
+      {
+        verdict: v.verdict,
+        ...(v.verdict === "refused" ? { reason: v.reason } : {}),
+        ...(v.verdict === "duplicate" ? { winner: v.winner } : {}),
+      },
+    ]),
+  );
+}
+
+/** The kubelet's verdict on each of `paths` (every entry of the listed directory). */
+export async function kubeletVerdicts(
+  request: OracleRequest,
+  paths: readonly string[],
+  listed: TheirFileList,
+): Promise<Map<string, VerdictView>> {
+  const out = new Map<string, VerdictView>();
+  const read: string[] = [];
+  for (const path of paths) {
+    const refusal = listed.refused.get(path);
+    if (basename(path).startsWith(".")) out.set(path, { verdict: "ignored" });
+    else if (refusal === undefined) read.push(path);
+    else if (/directory|not a directory or file/.test(refusal) && !/: /.test(refusal))
+      out.set(path, { verdict: "ignored" });
+    else out.set(path, { verdict: "refused", reason: refusal });
+  }
+  const held = (listed.sent.at(-1)?.pods ?? []) as unknown[];
+  if (read.length === held.length) {
+    for (const path of read) out.set(path, { verdict: "stored" });
+    return out;
+  }
+  // Some files hold the same namespace/name: which one the kubelet kept, by UID.
+  const heldByUID = new Map(held.map((pod) => [String(meta(pod).uid), keyOf(pod)]));
+  const candidates: { path: string; uid: string; key: string }[] = [];
+  for (const path of read) {
+    const alone = (await kubeletListFiles(request, path)).sent.at(-1)?.pods?.[0];
+    if (alone === undefined) throw new Error(`the kubelet refused ${path} alone, not in the list`);
+    candidates.push({ path, uid: String(meta(alone).uid), key: keyOf(alone) });
+  }
+  const winners = new Map<string, string>();
+  for (const c of candidates) if (heldByUID.has(c.uid)) winners.set(c.key, c.path);
+  for (const c of candidates) {
+    const winner = winners.get(c.key);
+    out.set(
+      c.path,
+      winner === c.path
+        ? { verdict: "stored" }
+        : winner === undefined
+          ? { verdict: "(none held)" }
+          : { verdict: "duplicate", winner },
+    );
+  }
+  return out;
+}
+
+/** One difference per manifest whose verdict, refusal text or winner differs. */
+export function verdictDifferences(
+  ours: Map<string, VerdictView>,
+  theirs: Map<string, VerdictView>,
+  what: string,
+): { manifest: string; difference: Difference }[] {
+  const out: { manifest: string; difference: Difference }[] = [];
+  for (const manifest of new Set([...ours.keys(), ...theirs.keys()])) {
+    const o = ours.get(manifest) ?? { verdict: "(none)" };
+    const t = theirs.get(manifest) ?? { verdict: "(none)" };
+    if (o.verdict !== t.verdict)
+      out.push({
+        manifest,
+        difference: {
+          rule: `${what} verdict: ${o.verdict} here, ${t.verdict} by the kubelet`,
+          detail: `${manifest}: here ${JSON.stringify(o)}, kubelet ${JSON.stringify(t)}`,
+        },
+      });
+    else if (o.reason !== t.reason || o.winner !== t.winner)
+      out.push({
+        manifest,
+        difference: {
+          rule: `${what} verdict: ${o.verdict} with another ${o.winner !== t.winner ? "winner" : `text at ${textDivergence(o.reason ?? "", t.reason ?? "")}`}`,
+          detail: `${manifest}: here ${JSON.stringify(o)}, kubelet ${JSON.stringify(t)}`,
+        },
+      });
+  }
+  return out;
+}
+
+/** Both file sources list `dir`: the verdict on each of its entries, compared. */
+export async function directoryVerdictDifferences(
+  minor: KubeletMinor,
+  request: OracleRequest,
+  dir: string,
+): Promise<{ manifest: string; difference: Difference }[]> {
+  const paths = (await readdir(dir)).map((name) => join(dir, name));
+  const [theirs, ours] = await Promise.all([
+    kubeletListFiles(request, dir),
+    listFiles(minor, dir, paths),
+  ]);
+  return verdictDifferences(
+    ourVerdicts(ours.verdicts ?? []),
+    await kubeletVerdicts(request, paths, theirs),
+    "file",
+  );
+}
+
+/**
+ * Where two refusal texts part: the field path of the error they part in (the last one named
+ * before the first differing character), generalized as compare.ts does.
+ */
+export function textDivergence(ours: string, theirs: string): string {
+  let i = 0;
+  while (i < ours.length && ours[i] === theirs[i]) i++;
+  const paths = [
+    ...ours
+      .slice(0, i)
+      .matchAll(/((?:spec|metadata|status)(?:\.[A-Za-z]+|\[\d+\]|\[[^\]]+\])*): /g),
+  ];
+  const last = paths.at(-1)?.[1];
+  return last ? generalPath(last) : "(start)";
+}
