@@ -1,10 +1,12 @@
-// The exporter as one CommonJS script, for the image and the single binary: esbuild bundles
-// src/main.ts with its dependencies (the OpenTelemetry SDK included: it is loaded only when
-// tracing is asked for, but a bundle has no node_modules to load it from), and each worker
-// thread's code as a script of its own (src/bundled_asset.ts says why):
+// The exporter as CommonJS scripts, for the image and the single binary: esbuild bundles
+// src/main.ts with its dependencies, and each worker thread's code and the OpenTelemetry SDK
+// as scripts of their own (src/bundled_asset.ts says why):
 //   podconfig-exporter.cjs   the exporter
 //   decode_worker.cjs        the manifest decoding thread (src/sources/manifest/worker.ts)
 //   bcryptjs.cjs             bcryptjs for the password checking threads, as `var bcryptjs`
+//   tracing.cjs              src/telemetry/tracing.ts with the SDK, evaluated only when tracing
+//                            is asked for (src/telemetry/tracing_on_demand.ts): in the main
+//                            script its 4 MB cost every idle exporter ~14 MiB
 // The build's version, revision, branch and date are baked in (the bundle has no package.json):
 // BUILD_REVISION / BUILD_BRANCH / BUILD_DATE when set (the image and the release set them), else
 // git's HEAD and branch, and SOURCE_DATE_EPOCH or now.
@@ -13,12 +15,28 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { type CommandBuildInfo, promuBuildDate } from "../src/cli/build_info.js";
+import { TracingScript } from "../src/telemetry/tracing_on_demand.js";
 import { repoRoot } from "./render_deploy.js";
 
 export const BundleMain = "podconfig-exporter.cjs";
-export const BundleAssets = ["decode_worker.cjs", "bcryptjs.cjs"] as const;
+export const BundleAssets = ["decode_worker.cjs", "bcryptjs.cjs", TracingScript] as const;
+
+/**
+ * Keeps tracing.ts (and so the SDK) out of the main script: tracing_on_demand.ts evaluates
+ * tracing.cjs in a bundle, and its `import("./tracing.js")`, for dist/ and src/, stays as written.
+ */
+const tracingApart: Plugin = {
+  name: "tracing-apart",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/tracing\.js$/ }, (args) =>
+      args.importer.endsWith(join("telemetry", "tracing_on_demand.ts"))
+        ? { path: args.path, external: true }
+        : undefined,
+    );
+  },
+};
 
 function git(...args: string[]): string | undefined {
   try {
@@ -44,7 +62,7 @@ export function bakedBuild(env: NodeJS.ProcessEnv): CommandBuildInfo {
   };
 }
 
-/** Writes the three scripts into outDir; returns the build info baked into them. */
+/** Writes the four scripts into outDir; returns the build info baked into them. */
 export async function bundle(outDir: string, env = process.env): Promise<CommandBuildInfo> {
   mkdirSync(outDir, { recursive: true });
   const baked = bakedBuild(env);
@@ -78,6 +96,16 @@ export async function bundle(outDir: string, env = process.env): Promise<Command
     format: "cjs",
     entryPoints: [join(repoRoot, "src", "main.ts")],
     outfile: join(outDir, BundleMain),
+    plugins: [tracingApart],
+  });
+  await build({
+    ...common,
+    format: "cjs",
+    entryPoints: [join(repoRoot, "src", "telemetry", "tracing.ts")],
+    outfile: join(outDir, TracingScript),
+    // As require(): evaluated by src/bundled_asset.ts, which gives no import() loader (the OTLP
+    // exporters import node:http when they first send).
+    supported: { "dynamic-import": false },
   });
   await build({
     ...common,

@@ -1,7 +1,8 @@
 // The single binary (npm run build:binary): built for real from the bundle and Node's official
 // binaries, amd64 then run as deploy/systemd runs it, with its example environment file
 // pointed at the bundled example sources: --version, /readyz, the decoding thread (the static
-// pods counted), the password checking thread (basic auth), and SIGTERM ending it with 0. The
+// pods counted), the password checking thread (basic auth), and SIGTERM ending it with 0; with
+// OTEL_* set, the SDK (the tracing.cjs asset) exports spans to a real OTLP receiver. The
 // arm64 binary cannot run here: it is checked as a file (an AArch64 executable whose SEA fuse
 // is set and which carries the same blob).
 import assert from "node:assert/strict";
@@ -17,6 +18,7 @@ import { buildBinaries } from "../../scripts/binary/build.js";
 import { RuntimeNodeVersion } from "../../scripts/node_dist.js";
 import { repoRoot } from "../../scripts/render_deploy.js";
 import { eventually } from "../server/helpers.js";
+import { OtlpReceiver } from "../support/otlp_receiver.js";
 
 const revision = "binary-test-revision";
 
@@ -140,5 +142,55 @@ describe("the single binary", { timeout: 20 * 60_000 }, () => {
     const [code, signal] = await exited;
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
     assert.match(stderr, /^time=\S+ level=info msg=Stopped$/m);
+  });
+
+  test("with OTEL_EXPORTER_OTLP_ENDPOINT: the SDK asset is evaluated and the spans reach a real OTLP receiver", async () => {
+    const receiver = await OtlpReceiver.start();
+    const child = spawn(
+      binary,
+      [
+        `--pod-manifest-path=${join(repoRoot, "examples", "manifests")}`,
+        "--node-name=binary-test",
+        "--web.listen-address=127.0.0.1:0",
+      ],
+      {
+        env: {
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = once(child, "exit");
+    try {
+      const url = await eventually(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
+          return /^time=\S+ level=info msg=Listening url=(http:\/\/127\.0\.0\.1:\d+)\//m.exec(
+            stderr,
+          )?.[1];
+        },
+        "the Listening log line",
+        60_000,
+      );
+      await eventually(
+        async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined),
+        "/readyz 200",
+        60_000,
+      );
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const [code, signal] = await exited;
+    await receiver.close();
+    // Shutdown flushes the batch: the spans of the file source's first update are sent by then.
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
+    assert.deepEqual(receiver.refused, []);
+    const names = new Set(receiver.spans.map((span) => span.name));
+    for (const name of ["send file", "process file"]) assert.ok(names.has(name), name);
   });
 });
