@@ -97,6 +97,27 @@ describe("http source", () => {
     assert.deepEqual(recorder.lastNames(), ["web-node-a"]);
   });
 
+  test("User-Agent: Go's default, Go-http-client/1.1, unless the headers give one (its first value; empty sends none)", async () => {
+    const agents: (string | undefined)[][] = [];
+    handler = (req, res) => {
+      agents.push(
+        req.rawHeaders.flatMap((line, i) =>
+          i % 2 === 0 && line.toLowerCase() === "user-agent" ? [req.rawHeaders[i + 1]] : [],
+        ),
+      );
+      res.end(podJson("web"));
+    };
+    for (const headers of [
+      new Map(),
+      new Map([["user-agent", ["curl/8.0", "second"]]]),
+      new Map([["User-Agent", [""]]]),
+    ]) {
+      await create({ headers }).syncOnce();
+      await source?.stop();
+    }
+    assert.deepEqual(agents, [["Go-http-client/1.1"], ["curl/8.0"], []]);
+  });
+
   test("a single Pod is a SET of one defaulted pod, without the file toleration", async () => {
     serve(200, podJson("web"));
     const s = create();

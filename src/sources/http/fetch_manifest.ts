@@ -7,7 +7,8 @@
 // Requests go through node:http, not fetch: fetch's client (undici, its JavaScript and its
 // WebAssembly HTTP parser) costs an idle exporter 17-24 MiB of its 80 (docs/benchmarks.md). As
 // Go's transport does, the client asks for gzip (unless the headers name an Accept-Encoding)
-// and decodes what it asked for; the 10 MiB cap applies to the decoded bytes.
+// and decodes what it asked for; the 10 MiB cap applies to the decoded bytes. It says it is
+// Go's client, as the kubelet's does (GoUserAgent says why).
 
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -16,6 +17,13 @@ import { errorMessage } from "../error_message.js";
 import type { SourceErrorReason } from "../health.js";
 import { MaxManifestBytes, readAtMost, TooLargeError } from "../manifest/read.js";
 import { redactManifestURL } from "./manifest_url.js";
+
+/**
+ * What the kubelet's Go client says it is (net/http's defaultUserAgent), sent as is rather than
+ * a name of our own: the URL's server must answer the exporter as it answers the kubelet, and a
+ * server or proxy that tells clients apart by this header would otherwise answer differently.
+ */
+export const GoUserAgent = "Go-http-client/1.1";
 
 /** Go's http.Client stops after 10 redirects. */
 const MaxRedirects = 10;
@@ -124,6 +132,12 @@ function get(
   }
   const askedForGzip = !named.has("accept-encoding");
   if (askedForGzip) lines["Accept-Encoding"] = ["gzip"];
+  // The User-Agent as Go's Request.write sends it: Go-http-client/1.1 unless the headers name
+  // one; then their first value only, and none at all when that value is empty.
+  const agentKey = named.get("user-agent");
+  const agent = agentKey === undefined ? GoUserAgent : lines[agentKey]?.[0];
+  if (agentKey !== undefined) delete lines[agentKey];
+  if (agent) lines["User-Agent"] = [agent];
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(target, { headers: lines, signal }, (message) =>
