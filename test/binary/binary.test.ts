@@ -6,8 +6,7 @@
 // arm64 binary cannot run here: it is checked as a file (an AArch64 executable whose SEA fuse
 // is set and which carries the same blob).
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { once } from "node:events";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,7 +16,7 @@ import bcrypt from "bcryptjs";
 import { buildBinaries } from "../../scripts/binary/build.js";
 import { RuntimeNodeVersion } from "../../scripts/node_dist.js";
 import { repoRoot } from "../../scripts/render_deploy.js";
-import { eventually } from "../server/helpers.js";
+import { readyz, runBuiltExporter } from "../support/built_exporter.js";
 import { OtlpReceiver } from "../support/otlp_receiver.js";
 
 const revision = "binary-test-revision";
@@ -82,47 +81,21 @@ describe("the single binary", { timeout: 20 * 60_000 }, () => {
       webConfig,
       `basic_auth_users:\n  prometheus: ${bcrypt.hashSync("scrape", 4)}\n`,
     );
-    const child = spawn(binary, [], {
-      env: {
-        ...env,
-        // The node's paths, here: the example kubelet configuration and its static pods.
-        PODCONFIG_KUBELET_CONFIG: join(repoRoot, "examples", "kubelet-config.yaml"),
-        // No API server here: an empty variable counts as unset, so no api source.
-        PODCONFIG_KUBECONFIG: "",
-        PODCONFIG_NODE_NAME: "binary-test",
-        PODCONFIG_WEB_LISTEN_ADDRESS: "127.0.0.1:0",
-        PODCONFIG_WEB_CONFIG_FILE: webConfig,
-      },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const exited = once(child, "exit");
-    try {
-      const url = await eventually(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
-          return /^time=\S+ level=info msg=Listening url=(http:\/\/127\.0\.0\.1:\d+)\//m.exec(
-            stderr,
-          )?.[1];
-        },
-        "the Listening log line",
-        60_000,
-      );
-      const auth = {
-        authorization: `Basic ${Buffer.from("prometheus:scrape").toString("base64")}`,
-      };
-      const ready = await eventually(
-        async () => {
-          const response = await fetch(`${url}/readyz`, { headers: auth });
-          return response.status === 200 ? await response.text() : undefined;
-        },
-        "/readyz 200",
-        60_000,
-      );
-      assert.match(ready, /all sources ready: file/);
+    const auth = {
+      authorization: `Basic ${Buffer.from("prometheus:scrape").toString("base64")}`,
+    };
+    const environment = {
+      ...env,
+      // The node's paths, here: the example kubelet configuration and its static pods.
+      PODCONFIG_KUBELET_CONFIG: join(repoRoot, "examples", "kubelet-config.yaml"),
+      // No API server here: an empty variable counts as unset, so no api source.
+      PODCONFIG_KUBECONFIG: "",
+      PODCONFIG_NODE_NAME: "binary-test",
+      PODCONFIG_WEB_LISTEN_ADDRESS: "127.0.0.1:0",
+      PODCONFIG_WEB_CONFIG_FILE: webConfig,
+    };
+    const stderr = await runBuiltExporter(binary, [], environment, async (url) => {
+      assert.match(await readyz(url, auth), /all sources ready: file/);
       const wrong = await fetch(`${url}/metrics`, {
         headers: { authorization: `Basic ${Buffer.from("prometheus:guess").toString("base64")}` },
       });
@@ -136,59 +109,29 @@ describe("the single binary", { timeout: 20 * 60_000 }, () => {
         ),
       );
       assert.match(metrics, /^podconfig_source_pods\{source="file"\} 4$/m);
-    } finally {
-      child.kill("SIGTERM");
-    }
-    const [code, signal] = await exited;
-    assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
+    });
     assert.match(stderr, /^time=\S+ level=info msg=Stopped$/m);
   });
 
   test("with OTEL_EXPORTER_OTLP_ENDPOINT: the SDK asset is evaluated and the spans reach a real OTLP receiver", async () => {
     const receiver = await OtlpReceiver.start();
-    const child = spawn(
-      binary,
-      [
+    try {
+      const args = [
         `--pod-manifest-path=${join(repoRoot, "examples", "manifests")}`,
         "--node-name=binary-test",
         "--web.listen-address=127.0.0.1:0",
-      ],
-      {
-        env: {
-          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        },
-        stdio: ["ignore", "ignore", "pipe"],
-      },
-    );
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const exited = once(child, "exit");
-    try {
-      const url = await eventually(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
-          return /^time=\S+ level=info msg=Listening url=(http:\/\/127\.0\.0\.1:\d+)\//m.exec(
-            stderr,
-          )?.[1];
-        },
-        "the Listening log line",
-        60_000,
-      );
-      await eventually(
-        async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined),
-        "/readyz 200",
-        60_000,
-      );
+      ];
+      const env = {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      };
+      // Shutdown flushes the batch: the spans of the file source's first update are sent by then.
+      await runBuiltExporter(binary, args, env, async (url) => {
+        await readyz(url);
+      });
     } finally {
-      child.kill("SIGTERM");
+      await receiver.close();
     }
-    const [code, signal] = await exited;
-    await receiver.close();
-    // Shutdown flushes the batch: the spans of the file source's first update are sent by then.
-    assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
     assert.deepEqual(receiver.refused, []);
     const names = new Set(receiver.spans.map((span) => span.name));
     for (const name of ["send file", "process file"]) assert.ok(names.has(name), name);

@@ -3,8 +3,6 @@
 // exporter without tracing never parses it (it starts and gets ready with the file removed), and
 // one with OTEL_* set evaluates it and exports the core's spans to a real OTLP receiver.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,56 +11,22 @@ import { BundleMain, bundle } from "../../scripts/bundle.js";
 import { ensureNode } from "../../scripts/node_dist.js";
 import { repoRoot } from "../../scripts/render_deploy.js";
 import { TracingScript } from "../../src/telemetry/tracing_on_demand.js";
-import { eventually } from "../server/helpers.js";
+import { readyz, runBuiltExporter } from "../support/built_exporter.js";
 import { OtlpReceiver } from "../support/otlp_receiver.js";
 
-/** Runs the bundle in `dir` on the file source until `until` resolves; SIGTERM must end it with 0. */
-async function runBundle(
-  dir: string,
-  env: NodeJS.ProcessEnv,
-  until: (url: string) => Promise<void>,
-): Promise<string> {
-  const child = spawn(
-    ensureNode("x64"),
-    [
-      join(dir, BundleMain),
-      `--pod-manifest-path=${join(repoRoot, "examples", "manifests")}`,
-      "--node-name=bundle-test",
-      "--web.listen-address=127.0.0.1:0",
-    ],
-    { env: { NODE_ENV: "production", ...env }, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = once(child, "exit");
-  try {
-    const url = await eventually(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
-        return /^time=\S+ level=info msg=Listening url=(http:\/\/127\.0\.0\.1:\d+)\//m.exec(
-          stderr,
-        )?.[1];
-      },
-      "the Listening log line",
-      60_000,
-    );
-    await until(url);
-  } finally {
-    child.kill("SIGTERM");
-  }
-  const [code, signal] = await exited;
-  assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
-  return stderr;
+/** Runs the bundle in `dir` on the file source until `until` resolves. */
+function runBundle(dir: string, env: NodeJS.ProcessEnv, until: (url: string) => Promise<void>) {
+  const args = [
+    join(dir, BundleMain),
+    `--pod-manifest-path=${join(repoRoot, "examples", "manifests")}`,
+    "--node-name=bundle-test",
+    "--web.listen-address=127.0.0.1:0",
+  ];
+  return runBuiltExporter(ensureNode("x64"), args, { NODE_ENV: "production", ...env }, until);
 }
 
 async function ready(url: string): Promise<void> {
-  await eventually(
-    async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined),
-    "/readyz 200",
-    60_000,
-  );
+  await readyz(url);
 }
 
 describe("the bundle on the image's Node", { timeout: 10 * 60_000 }, () => {
