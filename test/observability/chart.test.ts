@@ -5,54 +5,20 @@
 // the exporter's own parser on the DaemonSet's args and env. helm is built at a pinned version
 // on first use (scripts/helm.ts).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import bcrypt from "bcryptjs";
-import { parseAllDocuments, stringify } from "yaml";
-import { ensureHelm } from "../../scripts/helm.js";
-import { chartDir, repoRoot } from "../../scripts/render_deploy.js";
+import { parseAllDocuments } from "yaml";
+import { repoRoot } from "../../scripts/render_deploy.js";
+import { chartCases, helmLint, helmTemplate } from "../support/chart.js";
 import { placeKubeletConfig, resolveContainer } from "../support/container_config.js";
 import { type KubeObject, schemaErrors } from "./k8s_schema.js";
 import { ruleFiles } from "./promql.js";
 
-const helm = ensureHelm();
-const namespace = "podconfig-exporter";
-/** The newest Kubernetes we claim; helm template otherwise assumes an old default. */
-const kubeVersion = "1.37.2";
-
-function withValues<T>(values: object, fn: (file: string) => T): T {
-  const dir = mkdtempSync(join(tmpdir(), "chart-values-"));
-  try {
-    const file = join(dir, "values.yaml");
-    writeFileSync(file, stringify(values));
-    return fn(file);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function run(args: string[]): { ok: boolean; output: string } {
-  try {
-    return { ok: true, output: execFileSync(helm, args, { encoding: "utf8", stdio: "pipe" }) };
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string };
-    return { ok: false, output: `${e.stdout ?? ""}${e.stderr ?? ""}` };
-  }
-}
-
-function lint(values: object) {
-  return withValues(values, (file) =>
-    run(["lint", chartDir, "--strict", "--kube-version", kubeVersion, "-f", file]),
-  );
-}
-
 function template(values: object): KubeObject[] {
-  const { ok, output } = withValues(values, (file) =>
-    run(["template", "pce", chartDir, "-n", namespace, "--kube-version", kubeVersion, "-f", file]),
-  );
+  const { ok, output } = helmTemplate(values);
   assert.ok(ok, output);
   return parseAllDocuments(output)
     .map((d) => {
@@ -62,62 +28,7 @@ function template(values: object): KubeObject[] {
     .filter((o) => o !== null);
 }
 
-const kubePrometheusStack = {
-  prometheus: {
-    monitor: { enabled: true, additionalLabels: { release: "kube-prometheus-stack" } },
-    rules: { enabled: true, additionalLabels: { release: "kube-prometheus-stack" } },
-  },
-  dashboards: { enabled: true, namespace: "monitoring" },
-};
-const webConfig = {
-  webConfig: { enabled: true, secretName: "pce-web-config", tlsSecretName: "pce-web-tls" },
-  prometheus: {
-    podMonitor: {
-      enabled: true,
-      scheme: "https",
-      tlsConfig: { ca: { secret: { name: "pce-web-tls", key: "ca.crt" } }, serverName: "pce" },
-      basicAuth: {
-        username: { name: "pce-scrape", key: "username" },
-        password: { name: "pce-scrape", key: "password" },
-      },
-    },
-  },
-};
-
-/** The values matrix: each case a way the chart is installed. */
-const cases: Record<string, object> = {
-  defaults: {},
-  "kube-prometheus (stock)": {
-    prometheus: {
-      podMonitor: { enabled: true },
-      rules: { enabled: true },
-      scraperRBAC: { enabled: true },
-    },
-    dashboards: { enabled: true },
-    networkPolicy: { enabled: true },
-  },
-  "kube-prometheus-stack": kubePrometheusStack,
-  "api-only, serverTLSBootstrap": {
-    sources: { file: { enabled: false } },
-    kubelet: { tls: { mode: "bootstrap" } },
-  },
-  "insecure kubelet TLS": { kubelet: { tls: { mode: "insecure" } } },
-  "no cross-check, explicit manifest URL, no kubelet config": {
-    kubelet: { crossCheck: false },
-    sources: { file: { kubeletConfig: "" }, http: { url: "http://10.0.0.9/pods.yaml" } },
-  },
-  "protected metrics": webConfig,
-  "image by digest, extra args and env, own scheduling": {
-    image: { digest: `sha256:${"a".repeat(64)}` },
-    extraArgs: ["--log.level=debug"],
-    extraEnv: [{ name: "PODCONFIG_LOG_FORMAT", value: "json" }],
-    priorityClassName: "",
-    nodeSelector: { "kubernetes.io/os": "linux", "node-role.kubernetes.io/worker": "" },
-    resources: { requests: { cpu: "10m", memory: "128Mi" } },
-  },
-};
-
-for (const [name, values] of Object.entries(cases)) {
+for (const [name, values] of Object.entries(chartCases)) {
   describe(`chart: ${name}`, () => {
     const objects = template(values);
     const all = (kind: string) => objects.filter((o) => o.kind === kind);
@@ -127,7 +38,7 @@ for (const [name, values] of Object.entries(cases)) {
     const ports = container.ports as KubeObject[];
 
     test("helm lint --strict passes", () => {
-      const { ok, output } = lint(values);
+      const { ok, output } = helmLint(values);
       assert.ok(ok, output);
     });
 
@@ -293,7 +204,7 @@ describe("chart: refused values", () => {
     ["web config without its Secret", { webConfig: { enabled: true } }, /webConfig.secretName/],
   ] as const)
     test(`${what} fails lint with a message naming it`, () => {
-      const { ok, output } = lint(values);
+      const { ok, output } = helmLint(values);
       assert.equal(ok, false);
       assert.match(output, message);
     });

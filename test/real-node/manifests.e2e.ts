@@ -1,14 +1,17 @@
 // Issue #17 item 4: the shipped manifests against the real kube-apiserver of the real node
-// (run by npm run e2e:node, which sets REALNODE_KUBECONFIG). Every rendered overlay is applied
-// with server-side dry-run after the prometheus-operator CRDs it uses (from the operator's Go
-// module in the module cache: no other network), and the exporter's RBAC is judged by the API
-// server's own authorizer (kubectl auth can-i --as, a SubjectAccessReview).
+// (run by npm run e2e:node, which sets REALNODE_KUBECONFIG). Every rendered overlay, and the
+// chart's `helm template` for each case of its values matrix (test/support/chart.ts, #19), is
+// applied with server-side dry-run after the prometheus-operator CRDs it uses (from the
+// operator's Go module in the module cache: no other network), and the exporter's RBAC is judged
+// by the API server's own authorizer (kubectl auth can-i --as, a SubjectAccessReview).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { before, test } from "node:test";
+import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
+import { chartCases, helmTemplate } from "../support/chart.js";
 
 const kubeconfig = process.env.REALNODE_KUBECONFIG;
 if (kubeconfig === undefined)
@@ -48,7 +51,19 @@ function documents(
     }));
 }
 
-const overlays = readdirSync(rendered).filter((f) => f.endsWith(".yaml"));
+/** What is applied: each rendered overlay, and the chart rendered for each case of its matrix. */
+const manifests: { what: string; file: string }[] = readdirSync(rendered)
+  .filter((f) => f.endsWith(".yaml"))
+  .map((f) => ({ what: `deploy/rendered/${f}`, file: join(rendered, f) }));
+const chartRenderings = mkdtempSync(join(tmpdir(), "podconfig-e2e-chart-"));
+after(() => rmSync(chartRenderings, { recursive: true, force: true }));
+for (const [index, [name, values]] of Object.entries(chartCases).entries()) {
+  const { ok, output } = helmTemplate(values);
+  if (!ok) throw new Error(`helm template, chart case ${name}: ${output}`);
+  const file = join(chartRenderings, `case-${index}.yaml`);
+  writeFileSync(file, output);
+  manifests.push({ what: `the chart's helm template (${name})`, file });
+}
 
 before(() => {
   const download = JSON.parse(
@@ -67,8 +82,8 @@ before(() => {
   ) as { Dir: string };
   const crdDir = join(download.Dir, "example", "prometheus-operator-crd");
   const kinds = new Set(
-    overlays
-      .flatMap((f) => documents(join(rendered, f)))
+    manifests
+      .flatMap((m) => documents(m.file))
       .filter((d) => d.group === "monitoring.coreos.com")
       .map((d) => d.kind),
   );
@@ -79,8 +94,8 @@ before(() => {
   }
   // A dry-run of a Namespace creates nothing, so the namespaced objects beside it need it for real.
   const namespaces = new Set(
-    overlays
-      .flatMap((f) => documents(join(rendered, f)))
+    manifests
+      .flatMap((m) => documents(m.file))
       .flatMap((d) => (d.kind === "Namespace" ? [d.name] : d.namespace ? [d.namespace] : [])),
   );
   for (const ns of namespaces) applyNamespace(ns);
@@ -93,17 +108,17 @@ function applyNamespace(ns: string): void {
   });
 }
 
-for (const overlay of overlays) {
-  test(`deploy/rendered/${overlay} is accepted by the API server (server-side dry-run)`, () => {
+for (const { what, file } of manifests) {
+  test(`${what} is accepted by the API server (server-side dry-run)`, () => {
     const out = kubectl([
       "apply",
       "--server-side",
       "--dry-run=server",
       "--field-manager=podconfig-e2e",
       "-f",
-      join(rendered, overlay),
+      file,
     ]);
-    const expected = documents(join(rendered, overlay));
+    const expected = documents(file);
     const lines = out.split("\n");
     assert.equal(lines.length, expected.length, `one line per object:\n${out}`);
     for (const line of lines) assert.match(line, /serverside-applied \(server dry run\)$/);
