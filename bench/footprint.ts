@@ -3,20 +3,23 @@
 // apiserver with a bearer token) and the kubelet cross-check (a live fake kubelet over TLS),
 // their servers in another process (bench/footprint_server.ts), against a minimal express +
 // prom-client server (bench/idle/minimal_server.ts), started in the same run and scraped every
-// 5 s. The exporter runs with the image's node options (the Dockerfile's ENTRYPOINT: heap
-// settings) and NODE_ENV=production, as dist/main.js (build first: npm run build). After
-// BENCH_SECONDS (default 30) of idle, prints each one's RSS (VmRSS) and peak (VmHWM) from /proc/<pid>/status and the ratios. BENCH_BEFORE=<checkout> adds
-// the built exporter of another checkout (e.g. main before a change) to the same run;
-// BENCH_PODS (default 30) pods on the node, BENCH_CHURN_RATE status updates a second (default
-// none: idle). BENCH_NODE_OPTIONS is given to the exporters' node (e.g. a heap setting to try).
-// Linux only.
-import { type ChildProcess, spawn } from "node:child_process";
+// 5 s. The exporter runs as the image runs it: the Dockerfile ENTRYPOINT's script and node
+// options (bench/entrypoint.ts) on the checkout's own bundle (its scripts/bundle.ts, written to
+// <checkout>/.cache/bench-image/bundle, run from there as from /app), on the image's Node
+// (scripts/node_dist.ts, RuntimeNodeVersion), with NODE_ENV=production. After BENCH_SECONDS
+// (default 30) of idle, prints each one's RSS (VmRSS) and peak (VmHWM) from /proc/<pid>/status
+// and the ratios. BENCH_BEFORE=<checkout> adds the bundle of another checkout (e.g. main before
+// a change) to the same run; BENCH_PODS (default 30) pods on the node, BENCH_CHURN_RATE status
+// updates a second (default none: idle). BENCH_NODE_OPTIONS is given to the exporters' node (e.g.
+// a heap setting to try). Linux x64 only.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { imageNodeOptions } from "./entrypoint.js";
+import { ensureNode, RuntimeNodeVersion } from "../scripts/node_dist.js";
+import { imageEntrypoint } from "./entrypoint.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const scrapeEveryMs = 5_000;
@@ -43,8 +46,9 @@ async function start(
   args: string[],
   found: (output: string) => string | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  node = process.execPath,
 ) {
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(node, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let output = "";
   const value = await new Promise<string>((resolve, reject) => {
@@ -68,13 +72,24 @@ interface Servers {
   kubelet: { url: string; caFile: string; tokenFile: string };
 }
 
-async function exporter(name: string, checkout: string, servers: Servers) {
+/** `checkout`'s bundle, built by its own scripts/bundle.ts into an image-like /app: the path. */
+function imageApp(checkout: string): string {
+  const app = join(checkout, ".cache", "bench-image");
+  execFileSync("npx", ["tsx", "scripts/bundle.ts", join(app, "bundle")], {
+    cwd: checkout,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  return app;
+}
+
+async function exporter(name: string, checkout: string, app: string, servers: Servers) {
+  const entry = imageEntrypoint(checkout);
   const { child, value } = await start(
-    checkout,
+    app,
     [
       ...(process.env.BENCH_NODE_OPTIONS?.split(" ").filter(Boolean) ?? []),
-      ...imageNodeOptions(checkout),
-      "dist/main.js",
+      ...entry.options,
+      entry.script,
       `--pod-manifest-path=${join(checkout, "examples/manifests")}`,
       `--manifest-url=${servers.manifestUrl}`,
       `--kubeconfig=${servers.kubeconfig}`,
@@ -87,6 +102,7 @@ async function exporter(name: string, checkout: string, servers: Servers) {
     ],
     listening,
     { ...process.env, NODE_ENV: "production" },
+    ensureNode("x64"),
   );
   return { name, child, url: `http://127.0.0.1:${value}` };
 }
@@ -98,9 +114,14 @@ try {
     (output) => /^\{.*\}$/m.exec(output)?.[0],
   );
   const servers = JSON.parse(started.value) as Servers;
-  const targets: Target[] = [await exporter("exporter, 3 sources + kubelet", root, servers)];
   const before = process.env.BENCH_BEFORE;
-  if (before) targets.push(await exporter(`before (${before})`, before, servers));
+  // Both bundles before either exporter starts: esbuild's work is not billed to a running one.
+  const apps = [imageApp(root), ...(before ? [imageApp(before)] : [])];
+  const targets: Target[] = [
+    await exporter("exporter, 3 sources + kubelet", root, apps[0] as string, servers),
+  ];
+  if (before)
+    targets.push(await exporter(`before (${before})`, before, apps[1] as string, servers));
   const minimal = await start(
     root,
     ["--import", "tsx", "bench/idle/minimal_server.ts"],
@@ -134,7 +155,7 @@ try {
   const figures = targets.map((t) => memory(t.child.pid as number));
   const reference = figures[figures.length - 1] as { rss: number; peak: number };
   console.log(
-    `RSS after ${seconds} s, ${process.env.BENCH_PODS ?? 30} pods, ${process.env.BENCH_CHURN_RATE ?? 0} updates/s, scraped every ${scrapeEveryMs / 1000} s (/readyz: ${ready.slice(0, -1).join(", ")}; podconfig_kubelet_up: ${kubeletUp.join(", ")}):`,
+    `${imageEntrypoint(root).script} on Node ${RuntimeNodeVersion}: RSS after ${seconds} s, ${process.env.BENCH_PODS ?? 30} pods, ${process.env.BENCH_CHURN_RATE ?? 0} updates/s, scraped every ${scrapeEveryMs / 1000} s (/readyz: ${ready.slice(0, -1).join(", ")}; podconfig_kubelet_up: ${kubeletUp.join(", ")}):`,
   );
   console.log("| process | RSS MiB | x minimal | peak RSS MiB | x minimal | threads |");
   console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
