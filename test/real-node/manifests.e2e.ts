@@ -127,9 +127,9 @@ for (const { what, file } of manifests) {
 
 const exporter = "system:serviceaccount:podconfig-exporter:podconfig-exporter";
 
-function canI(verb: string, resource: string, extra: string[] = []): boolean {
+function canI(verb: string, resource: string, extra: string[] = [], as = exporter): boolean {
   try {
-    return kubectl(["auth", "can-i", verb, resource, `--as=${exporter}`, ...extra]) === "yes";
+    return kubectl(["auth", "can-i", verb, resource, `--as=${as}`, ...extra]) === "yes";
   } catch (error) {
     // kubectl exits 1 with "no" on stdout.
     const out = (error as { stdout?: string }).stdout?.trim();
@@ -180,4 +180,51 @@ test("the exporter's ServiceAccount cannot read nodes/proxy, nor write, nor read
     }),
   ) as { status: { allowed: boolean } };
   assert.equal(review.status.allowed, false);
+});
+
+// Stock kube-prometheus' Prometheus runs as monitoring/prometheus-k8s, and its own RoleBindings
+// (prometheus-roleBindingSpecificNamespaces) cover only default, kube-system and monitoring: it
+// may discover the exporter's pods only through components/kube-prometheus-rbac, or the chart's
+// prometheus.scraperRBAC. Each is applied for real (a dry run grants nothing) and removed.
+test("stock kube-prometheus' Prometheus may discover the exporter's pods only with the scraper Role (kustomize component, chart value)", () => {
+  const prometheus = "system:serviceaccount:monitoring:prometheus-k8s";
+  const discovery: [string, string][] = [
+    ["list", "pods"],
+    ["watch", "pods"],
+    ["list", "endpoints"],
+    ["list", "services"],
+    ["list", "endpointslices.discovery.k8s.io"],
+  ];
+  const allowed = () =>
+    discovery.map(([verb, resource]) => [
+      `${verb} ${resource}`,
+      canI(verb, resource, ["-n", "podconfig-exporter"], prometheus),
+    ]);
+  const none = discovery.map(([verb, resource]) => [`${verb} ${resource}`, false]);
+  const all = discovery.map(([verb, resource]) => [`${verb} ${resource}`, true]);
+  assert.deepEqual(allowed(), none, "without the scraper Role");
+
+  const component = join(repo, "deploy", "components", "kube-prometheus-rbac", "rbac.yaml");
+  kubectl(["apply", "-n", "podconfig-exporter", "-f", component]);
+  assert.deepEqual(allowed(), all, "with components/kube-prometheus-rbac");
+  kubectl(["delete", "-n", "podconfig-exporter", "-f", component]);
+  assert.deepEqual(allowed(), none, "after removing it");
+
+  const stock = manifests.find((m) => m.what.includes("(kube-prometheus (stock))"));
+  assert.ok(stock, "the chart case for stock kube-prometheus");
+  const scraper = parseAllDocuments(readFileSync(stock.file, "utf8"))
+    .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
+    .filter(
+      (o) =>
+        (o?.kind === "Role" || o?.kind === "RoleBinding") && o.metadata?.name?.endsWith("-scraper"),
+    );
+  assert.equal(scraper.length, 2, "the chart's scraper Role and RoleBinding");
+  const file = join(chartRenderings, "scraper-rbac.json");
+  writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "List", items: scraper }));
+  kubectl(["apply", "-f", file]);
+  try {
+    assert.deepEqual(allowed(), all, "with the chart's prometheus.scraperRBAC");
+  } finally {
+    kubectl(["delete", "-f", file]);
+  }
 });
