@@ -54,10 +54,11 @@ function registryOf(options: {
       sourceHealth: () => [],
       build: { version: "", revision: "" },
       // As with --kubelet.url and an api source, so the kubelet and mirror collectors' series
-      // are documented too.
+      // are documented too; the manifests collector as with a file and an http source.
       kubelet: new KubeletCrossCheck(undefined).collectorOptions(),
       mirrorPods: new MirrorPodView({ now: () => 0 }),
       clock: { now: () => 0 },
+      manifests: { verdicts: () => [], sources: () => ["file", "http"] },
     },
   });
   for (const source of sources) core.podConfig.channel(source);

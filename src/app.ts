@@ -17,6 +17,7 @@ import { HealthClientLimits, listen, type RunningServer } from "./server/server.
 import { sourcesStatus } from "./server/state.js";
 import { WebConfigFile } from "./server/web_config_file.js";
 import { ApiSource } from "./sources/api/api.js";
+import { sortVerdicts } from "./sources/verdicts.js";
 import type { BuildInfo } from "./telemetry/build_info.js";
 import { RetiredHealth } from "./telemetry/carried_counts.js";
 import { createObservedCore } from "./telemetry/observed_core.js";
@@ -47,6 +48,11 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   const retired = new RetiredHealth();
   // Retired sources first: the status page takes the last record of a name, the current one.
   const health = () => [...retired.list(), ...(copy?.sources ?? []).map((source) => source.health)];
+  // The sources that read manifests, and their verdicts (issue 21).
+  const manifestSources = () =>
+    (copy?.sources ?? []).filter((source) => source.manifestVerdicts).map((source) => source.name);
+  const manifestVerdicts = () =>
+    sortVerdicts((copy?.sources ?? []).flatMap((source) => source.manifestVerdicts?.() ?? []));
   let announced = false;
   if (config.web.enableExemplars && deps.tracer === undefined)
     logger.warn(
@@ -96,6 +102,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       kubelet: crossCheck?.collectorOptions(),
       mirrorPods,
       clock,
+      manifests: { verdicts: manifestVerdicts, sources: manifestSources },
     },
     onDispatch: () => {
       const readyAt = core.sourcesReady.allReadyAt();
@@ -133,6 +140,8 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       now: clock.now(),
       kubelet: crossCheck?.status(core.readiness()),
       orphanedMirrorPods: mirrorPods?.orphans(core.readiness().sources.map(({ source }) => source)),
+      manifestSources: manifestSources(),
+      manifests: manifestVerdicts(),
     });
   try {
     webConfig =

@@ -5,6 +5,7 @@
 import { kubeletReadyzLines } from "../kubelet/status.js";
 import { StalePeriods } from "../sources/health.js";
 import { escapeHtml as e, humanSeconds, timeOfDay } from "./format.js";
+import { manifestsTables } from "./manifests.js";
 import { pageScript, RefreshMs } from "./page_script.js";
 import { pageStyle } from "./page_style.js";
 import { type Instant, notReadyReason, type SourceStatus, type SourcesStatus } from "./state.js";
@@ -147,6 +148,7 @@ function statusSection(status: SourcesStatus): string {
   return `<main id="status" data-ready="${status.ready}">
 ${banner(status)}
 ${sourcesTable(status)}
+${manifestsTables(status.manifests, status.manifestSources, status.now)}
 ${summary(status)}
 </main>`;
 }
@@ -168,7 +170,7 @@ export function renderStatusPage(status: SourcesStatus, info: PageInfo): string 
 <header class="top">
 <h1>podconfig-exporter</h1>
 <p>The kubelet's pod config sources and its <code>SourcesReady</code> gate: a source is ready once pod storage has merged a SET from it (<em>stored</em>) and the sync loop has handled an update from it (<em>seen</em>).</p>
-<nav><a href="${metrics}">Metrics</a><a href="api/v1/sources">Sources (JSON)</a><a href="readyz">/readyz</a><a href="healthz">/healthz</a></nav>
+<nav><a href="${metrics}">Metrics</a><a href="api/v1/sources">Sources (JSON)</a><a href="api/v1/manifests">Manifests (JSON)</a><a href="readyz">/readyz</a><a href="healthz">/healthz</a></nav>
 </header>
 <p id="connection" class="connection" hidden>Lost contact with the exporter; retrying…</p>
 ${statusSection(status)}

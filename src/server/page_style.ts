@@ -39,10 +39,18 @@ nav a:hover { border-color: var(--accent); }
 .banner span { color: var(--fg); }
 .banner code { background: transparent; font-weight: 600; color: inherit; }
 .connection { background: var(--bad-bg); color: var(--bad); padding: 8px 12px; border-radius: 8px; }
-table.sources {
+table.sources, table.manifests {
   width: 100%; border-collapse: separate; border-spacing: 0; background: var(--card);
   border: 1px solid var(--line); border-radius: 10px; overflow: hidden;
 }
+h2 { font-size: 15px; margin: 22px 0 8px; }
+h2 small { font-weight: 400; color: var(--muted); }
+.manifests th, .manifests td { padding: 8px 12px; text-align: left; vertical-align: top; border-bottom: 1px solid var(--line); }
+.manifests thead th { font-size: 12px; text-transform: uppercase; color: var(--muted); font-weight: 600; background: var(--bg); }
+.manifests small { display: block; color: var(--muted); font-size: 12px; }
+.manifests tr[data-verdict="refused"] > th:first-child, .manifests tr[data-verdict="duplicate"] > th:first-child { box-shadow: inset 4px 0 0 var(--bad); }
+.pill.warn { background: var(--bad-bg); color: var(--fg); }
+.pill.muted { background: var(--bg); color: var(--muted); }
 .sources th, .sources td { padding: 10px 12px; text-align: left; vertical-align: top; border-bottom: 1px solid var(--line); }
 .sources tbody tr:last-child > * { border-bottom: none; }
 .sources thead th { font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); font-weight: 600; background: var(--bg); }

@@ -1,5 +1,5 @@
 // The exporter's HTTP endpoints (express 5): / status page, the metrics path, /healthz,
-// /readyz and /api/v1/sources. Every handler only reads state; none of them drives the core.
+// /readyz, /api/v1/sources and /api/v1/manifests. Every handler only reads state; none of them drives the core.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "../core/deps.js";
@@ -111,7 +111,14 @@ export function createRoutes(options: RoutesOptions): Express {
   addHealthRoutes(app, options.status);
 
   app.get("/api/v1/sources", (_request, response) => {
-    response.json(options.status());
+    const { manifests: _, manifestSources: __, ...sources } = options.status();
+    response.json(sources);
+  });
+
+  // The verdict on every manifest of the file and http sources (issue 21).
+  app.get("/api/v1/manifests", (_request, response) => {
+    const { nodeName, kubeletVersion, now, manifestSources, manifests } = options.status();
+    response.json({ nodeName, kubeletVersion, now, sources: manifestSources, manifests });
   });
 
   app.use((_request, response) => {

@@ -10,6 +10,8 @@ import {
   orphanedMirrorPodsStatus,
 } from "../kubelet/status.js";
 import type { SourceHealth } from "../sources/health.js";
+import type { ManifestVerdict } from "../sources/verdicts.js";
+import { type ManifestStatus, manifestsStatus } from "./manifests.js";
 
 export interface Instant {
   time: string;
@@ -60,6 +62,10 @@ export interface SourcesStatus {
   kubelet: KubeletStatus | null;
   /** By static source, where known (the api source and that source have listed). */
   orphanedMirrorPods: OrphanedMirrorPodsStatus[];
+  /** The sources that read manifests (file, http), configured now. */
+  manifestSources: string[];
+  /** The verdict on each of their manifests, refused and duplicate first. */
+  manifests: ManifestStatus[];
 }
 
 export interface StatusInput {
@@ -72,6 +78,8 @@ export interface StatusInput {
   now: number;
   kubelet?: KubeletStatus;
   orphanedMirrorPods?: readonly OrphanedMirrorPods[];
+  manifestSources?: readonly string[];
+  manifests?: readonly ManifestVerdict[];
 }
 
 export function sourcesStatus(input: StatusInput): SourcesStatus {
@@ -127,6 +135,8 @@ export function sourcesStatus(input: StatusInput): SourcesStatus {
     orphanedPods: readiness.orphanedPods,
     kubelet: input.kubelet ?? null,
     orphanedMirrorPods: orphanedMirrorPodsStatus(input.orphanedMirrorPods ?? []),
+    manifestSources: [...(input.manifestSources ?? [])],
+    manifests: manifestsStatus(input.manifests ?? [], instant),
   };
 }
 

@@ -17,6 +17,7 @@ import { type ApiWatchBacklog, registerApiWatchMetrics } from "./api_watch_metri
 import { type BuildInfo, registerBuildInfo } from "./build_info.js";
 import { registerDispatchHistograms } from "./dispatch_histograms.js";
 import { type KubeletCollectorOptions, registerKubeletMetrics } from "./kubelet_metrics.js";
+import { type ManifestMetricsOptions, registerManifestMetrics } from "./manifest_metrics.js";
 import { registerMirrorPodMetrics } from "./mirror_pod_metrics.js";
 import { registerQueueLength } from "./queue_length.js";
 import { registerReadinessMetrics } from "./readiness_metrics.js";
@@ -45,6 +46,8 @@ export interface CollectorContext {
   onDispatch(observer: (observation: DispatchObservation) => void): void;
   /** The api source's watch backlog, when there is an api source. */
   apiWatch?: () => ApiWatchBacklog | undefined;
+  /** The manifest-reading sources' verdicts. */
+  manifests?: ManifestMetricsOptions;
 }
 
 export interface Collector {
@@ -125,6 +128,14 @@ export const collectors: readonly Collector[] = [
           clock: c.clock,
         });
       }
+    },
+  },
+  {
+    name: "manifests",
+    enabledByDefault: true,
+    help: "The kubelet's verdict on each manifest of the file and http sources (issue 21): counts by verdict per source, and one info series per refused or duplicate manifest (capped per node, the rest counted). With nothing refused, 1 series per such source (stored), 3 while files are ignored and changes pending (at most 5 allowed); PodConfigManifestRefused and PodConfigStaticPodShadowed need it.",
+    register(c) {
+      if (c.manifests) registerManifestMetrics(c.registry, c.manifests);
     },
   },
 ];

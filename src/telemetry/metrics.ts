@@ -12,6 +12,7 @@ import type { BuildInfo } from "./build_info.js";
 import { type CollectorName, collectors, defaultCollectors } from "./collectors.js";
 import { type ExpositionType, expositionViews, TEXT } from "./exposition.js";
 import type { KubeletCollectorOptions } from "./kubelet_metrics.js";
+import type { ManifestMetricsOptions } from "./manifest_metrics.js";
 import { type MetricsHandler, metricsHandler, registerHandlerMetrics } from "./metrics_handler.js";
 import { oncePerScrape } from "./per_scrape.js";
 
@@ -42,6 +43,8 @@ export interface MetricsOptions {
   /** The sources' view of mirror pods and the clock their ages are read with (mirror collector). */
   mirrorPods?: MirrorPodView;
   clock?: Clock;
+  /** The manifest-reading sources' verdicts (manifests collector); none when not given. */
+  manifests?: ManifestMetricsOptions;
 }
 
 export interface PodConfigMetrics {

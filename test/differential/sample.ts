@@ -9,7 +9,7 @@ import { basename, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pinForMinor } from "../../scripts/oracle/pins.js";
 import type { KubeletMinor } from "../../src/core/version.js";
-import { writeHostileDirectory } from "../support/hostile_directory.js";
+import { HostileKubeletVerdicts, writeHostileDirectory } from "../support/hostile_directory.js";
 import { Oracle } from "../support/oracle.js";
 import { loadPodSchema } from "../support/pod_schema.js";
 import { report, runCampaign, undeclared } from "./campaign.js";
@@ -90,16 +90,7 @@ export function differentialSample(minor: KubeletMinor): void {
               `${basename(path)} ${v.verdict}${v.winner ? ` ${basename(v.winner)}` : ""}`,
           )
           .sort(),
-        [
-          ".web.yaml.swp ignored",
-          "bad-1.yaml refused",
-          "bad-2.yaml refused",
-          "bad-3.yaml refused",
-          "bad-4.yaml refused",
-          "old ignored",
-          "web.yaml duplicate web.yaml.bak",
-          "web.yaml.bak stored",
-        ],
+        HostileKubeletVerdicts,
       );
       assert.deepEqual(await directoryVerdictDifferences(ctx.minor, ctx.request, dir), []);
     });

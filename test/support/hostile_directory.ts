@@ -27,6 +27,22 @@ export const hostileFiles: ReadonlyMap<string, string> = new Map([
 
 export const HostileSubdirectory = "old";
 
+/**
+ * The kubelet's verdict on each entry, "<name> <verdict>[ <winner>]": what the differential
+ * tests find the kubelet's own code does (test/differential/sample.ts asserts it against the
+ * oracle), and what the status page, /api/v1/manifests, the metrics and explain must say.
+ */
+export const HostileKubeletVerdicts: readonly string[] = [
+  ".web.yaml.swp ignored",
+  "bad-1.yaml refused",
+  "bad-2.yaml refused",
+  "bad-3.yaml refused",
+  "bad-4.yaml refused",
+  "old ignored",
+  "web.yaml duplicate web.yaml.bak",
+  "web.yaml.bak stored",
+];
+
 /** Writes the directory under a fresh temporary one; returns its path. */
 export async function writeHostileDirectory(parent = tmpdir()): Promise<string> {
   const dir = await mkdtemp(join(parent, "hostile-"));

@@ -1,7 +1,8 @@
 // The series budget of issue #10: a real exporter with all three sources (a static pod
 // directory, a manifest URL, the fake API server) and --web.disable-exporter-metrics serves at
-// most 80 series, once every source is ready and has sent its updates. The collector flags
-// (--collector.<name>, --no-collector.<name>) add and remove whole groups.
+// most 80 series, plus at most 5 per file or http source for issue 21's manifest verdicts, once
+// every source is ready and has sent its updates. The collector flags (--collector.<name>,
+// --no-collector.<name>) add and remove whole groups.
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +14,8 @@ import { FakeApiserver } from "../support/fake_apiserver.js";
 import { createValidPod } from "../support/pods.js";
 
 const BUDGET = 80;
+/** Issue 21: what the manifests collector may add per file or http source, nothing refused. */
+const ManifestSeriesPerSource = 5;
 
 /** Flags for an exporter with the file, http and api sources, cleaned up after the test. */
 async function threeSources(t: TestContext): Promise<string[]> {
@@ -56,8 +59,10 @@ describe("series per node", () => {
   test(`3 sources, exporter metrics off: at most ${BUDGET} series`, async (t) => {
     const flags = await threeSources(t);
     const families = await seriesWhenReady(t, [...flags, "--web.disable-exporter-metrics"]);
-    const count = total(families);
+    // Issue 10's budget, and issue 21's allowance for the two manifest-reading sources.
+    const count = total(families) - (families.get("podconfig_manifests") ?? 0);
     assert.ok(count <= BUDGET, `${count} series: ${JSON.stringify(Object.fromEntries(families))}`);
+    assert.ok((families.get("podconfig_manifests") ?? 0) <= 2 * ManifestSeriesPerSource);
     // Every family the alerts, recording rules and dashboards read is there.
     for (const name of [
       "podconfig_source_ready",
@@ -85,5 +90,18 @@ describe("series per node", () => {
     const detailed = await seriesWhenReady(t, [...flags, "--collector.dispatch.detailed"]);
     // Seven ops of 13 buckets, +Inf, _sum and _count.
     assert.equal(detailed.get("podconfig_dispatch_duration_seconds"), 7 * 16);
+  });
+
+  test("the manifests collector with nothing refused: at most 5 series per file or http source (1 here: stored)", async (t) => {
+    const flags = [...(await threeSources(t)), "--web.disable-exporter-metrics"];
+    const withManifests = await seriesWhenReady(t, flags);
+    const without = await seriesWhenReady(t, [...flags, "--no-collector.manifests"]);
+    const added = total(withManifests) - total(without);
+    // Two manifest-reading sources (file, http); the api source reads none.
+    assert.equal(added, 2, JSON.stringify(Object.fromEntries(withManifests)));
+    assert.ok(added <= ManifestSeriesPerSource * 2);
+    assert.equal(withManifests.get("podconfig_manifests"), 2);
+    assert.equal(withManifests.has("podconfig_manifest_info"), false);
+    assert.equal(withManifests.has("podconfig_manifest_info_overflow"), false);
   });
 });
