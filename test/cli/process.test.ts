@@ -77,6 +77,15 @@ async function untilReady(t: TestContext, child: Started): Promise<{ exited: Pro
   return { exited };
 }
 
+/** The `msg` of every complete JSON log line written so far. */
+function logMessages(child: Started): string[] {
+  return child.output.stderr
+    .split("\n")
+    .slice(0, -1)
+    .filter((line) => line.startsWith("{"))
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+}
+
 async function run(
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -200,6 +209,39 @@ describe("podconfig-exporter command", () => {
     assert.ok(texts.includes('SyncLoop (ADD, "file")'), "the kubelet's verbose line at debug");
     assert.ok(texts.includes("All sources ready"));
     assert.deepEqual(texts.slice(-2), ["Shutting down", "Stopped"]);
+  });
+
+  test("SIGTERM during start-up ends the process at once with 0, not by the signal", async (t) => {
+    // Sent as the first log line is written: the tracing SDK (OTEL_* set) and the exporter are
+    // still loading and starting. Node without a handler of ours would die of the signal here,
+    // and as a container's PID 1 would ignore it (the kernel drops it) until the grace period.
+    const child = start(
+      ["--pod-manifest-path=examples/manifests", "--web.listen-address=127.0.0.1:0"],
+      cleanEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1",
+        OTEL_BSP_SCHEDULE_DELAY: "600000",
+      }),
+    );
+    const exited = once(child, "close");
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
+    let sent = false;
+    child.stderr?.on("data", () => {
+      if (sent || !logMessages(child).includes("Starting podconfig-exporter")) return;
+      sent = true;
+      child.kill("SIGTERM");
+    });
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    assert.equal(signal, null, child.output.stderr);
+    assert.equal(code, 0, child.output.stderr);
+    const messages = logMessages(child);
+    // Before the exporter ran, or once it did: either way one shutdown, said in the log.
+    assert.ok(
+      messages.includes("Shutting down during start-up: exiting at once") ||
+        messages.includes("Stopped"),
+      child.output.stderr,
+    );
   });
 
   test("a file source without OTEL_* does not load the tracing SDK", async (t) => {
