@@ -10,6 +10,8 @@ import type { Clock } from "../core/deps.js";
  * - status: an HTTP answer other than 200 (the API server's 410 Gone included)
  * - watch: a watch stream broke and must be re-established
  * - checkpoint: a checkpoint could not be read, decoded or written
+ * - credentials: the credential step before a request (token, certificate and CA files, an exec
+ *   plugin) failed or did not finish within its deadline: no request could be sent
  */
 export const SourceErrorReasons = [
   "read",
@@ -18,6 +20,7 @@ export const SourceErrorReasons = [
   "status",
   "watch",
   "checkpoint",
+  "credentials",
 ] as const;
 export type SourceErrorReason = (typeof SourceErrorReasons)[number];
 
@@ -36,6 +39,8 @@ export class SourceHealth {
   lastSuccessAt: number | null = null;
   lastError: SourceError | null = null;
   private readonly createdAt: number;
+  /** The last attempt failed at its credentials, and nothing succeeded since. */
+  private credentialsFailing = false;
 
   constructor(
     readonly source: string,
@@ -52,8 +57,11 @@ export class SourceHealth {
   /**
    * No success for StalePeriods periods, counted from the last success or, before the first,
    * from the start: a source failing ever since, or frozen, shows even if it was ready once.
+   * Stale at once while its credentials fail: it can send no request, so it follows nothing
+   * (the api source's period is ten minutes, three of them half an hour of silence).
    */
   isStale(now: number = this.clock.now()): boolean {
+    if (this.credentialsFailing) return true;
     if (this.periodMs === undefined) return false;
     return now - (this.lastSuccessAt ?? this.createdAt) > StalePeriods * this.periodMs;
   }
@@ -61,9 +69,11 @@ export class SourceHealth {
   recordError(reason: SourceErrorReason, message: string): void {
     this.errors.set(reason, (this.errors.get(reason) ?? 0) + 1);
     this.lastError = { reason, message, at: this.clock.now() };
+    if (reason === "credentials") this.credentialsFailing = true;
   }
 
   recordSuccess(): void {
     this.lastSuccessAt = this.clock.now();
+    this.credentialsFailing = false;
   }
 }

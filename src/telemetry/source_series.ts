@@ -42,7 +42,7 @@ const bySource: Readonly<Record<string, SourceSeries>> = {
   [ApiserverSource]: {
     sent: ["SET", "RESTORE"],
     dispatched: ["ADD", "UPDATE", "DELETE", "REMOVE", "RECONCILE", "RESTORE"],
-    errors: ["fetch", "status", "decode", "watch", "checkpoint"],
+    errors: ["fetch", "status", "decode", "watch", "checkpoint", "credentials"],
   },
 };
 

@@ -68,7 +68,15 @@ function assertMatchesMetrics(status: SourcesStatus, text: string): void {
     );
     // Every reason the JSON counts is on /metrics with that count; the others at 0 or absent
     // (only the reasons a source can record are zero-initialised).
-    for (const reason of ["read", "decode", "fetch", "status", "watch", "checkpoint"]) {
+    for (const reason of [
+      "read",
+      "decode",
+      "fetch",
+      "status",
+      "watch",
+      "checkpoint",
+      "credentials",
+    ]) {
       const count = source.errors[reason] ?? 0;
       const exposed = value(metrics, "podconfig_source_errors_total", { ...labels, reason });
       if (count > 0 || exposed !== undefined)

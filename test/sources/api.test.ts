@@ -274,7 +274,7 @@ test("a refused request (401) is a status error, pushes nothing and never logs t
   assert.ok(!logger.text().includes("wrong-"), "the wrong token leaked");
 });
 
-test("a credential plugin printing a bare token: a fetch error that does not quote it", async (t) => {
+test("a credential plugin printing a bare token: a credentials error that does not quote it", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "api-source-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const kubeconfig = join(dir, "kubeconfig");
@@ -314,7 +314,7 @@ test("a credential plugin printing a bare token: a fetch error that does not quo
   t.after(() => source.stop());
   source.start();
   await waitFor(() => source.health.lastError !== null, "the failed list");
-  assert.equal(source.health.lastError?.reason, "fetch");
+  assert.equal(source.health.lastError?.reason, "credentials");
   assert.match(source.health.lastError?.message ?? "", /credential plugin's output is not JSON/);
   assert.doesNotMatch(JSON.stringify(source.health.lastError) + logger.text(), /s3cr3t/);
 });

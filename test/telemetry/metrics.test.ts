@@ -32,7 +32,7 @@ const possible = {
   api: {
     sent: ["SET", "RESTORE"],
     dispatched: ["ADD", "UPDATE", "DELETE", "REMOVE", "RECONCILE", "RESTORE"],
-    errors: ["fetch", "status", "decode", "watch", "checkpoint"],
+    errors: ["fetch", "status", "decode", "watch", "checkpoint", "credentials"],
   },
 } as const;
 

@@ -358,7 +358,11 @@ export class ApiSource implements PodSource {
   private failed(err: unknown, next: string): void {
     const error = this.classify(err);
     this.health.recordError(error.reason, error.message);
-    this.logger.warn("apiserver list/watch failed", {
+    const what =
+      error.reason === "credentials"
+        ? "apiserver credentials failed: no list or watch can be sent until they work"
+        : "apiserver list/watch failed";
+    this.logger.warn(what, {
       reason: error.reason,
       error: error.message,
       next,

@@ -35,8 +35,13 @@ export class ApiClient {
       // credentials expired.
       await this.kubeConfig.applyToHTTPSOptions(options, signal);
     } catch (err) {
-      // exec_credential.ts never puts a plugin's output (the token) into its errors.
-      throw new ApiSourceError("fetch", `credentials or TLS setup failed: ${errorMessage(err)}`);
+      // exec_credential.ts never puts a plugin's output (the token) into its errors. A reason of
+      // its own: a plugin that never answers or a token file that cannot be read stops every
+      // request, and must not read as a network error.
+      throw new ApiSourceError(
+        "credentials",
+        `credentials or TLS setup failed: ${errorMessage(err)}`,
+      );
     }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {

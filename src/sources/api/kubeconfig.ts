@@ -5,8 +5,9 @@
 import type { RequestOptions } from "node:https";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../../core/deps.js";
+import { errorMessage } from "../error_message.js";
 import { readConfigText } from "../file/config_file.js";
-import { ExecCredentialPlugin } from "./exec_credential.js";
+import { ExecCredentialPlugin, PluginTimeoutMs } from "./exec_credential.js";
 import { type Cluster, readKubeConfigFile, type User } from "./kubeconfig_file.js";
 
 export type { Cluster, User } from "./kubeconfig_file.js";
@@ -31,6 +32,8 @@ export class KubeConfig {
     private readonly cluster: Cluster,
     private readonly user: User,
     clock: Clock = systemClock,
+    /** How long an exec plugin may run before its process group is killed. */
+    pluginTimeoutMs: number = PluginTimeoutMs,
   ) {
     // As client-go: a token, basic auth or a client certificate given outright wins over exec.
     const staticAuth = [
@@ -43,7 +46,7 @@ export class KubeConfig {
     ];
     this.plugin =
       user.exec && staticAuth.every((v) => v === undefined)
-        ? new ExecCredentialPlugin(user.exec, cluster, clock)
+        ? new ExecCredentialPlugin(user.exec, cluster, clock, pluginTimeoutMs)
         : undefined;
   }
 
@@ -61,11 +64,12 @@ export class KubeConfig {
     options.headers ??= {};
     const headers = options.headers as Record<string, string>;
     if (cluster.skipTLSVerify) options.rejectUnauthorized = false;
-    const ca = cluster.caData ?? (cluster.caFile && (await readConfigText(cluster.caFile)));
+    const ca = cluster.caData ?? (cluster.caFile && (await readNamed(cluster.caFile, "CA file")));
     if (ca) options.ca = ca;
     if (cluster.tlsServerName) options.servername = cluster.tlsServerName;
-    let cert = user.certData ?? (user.certFile && (await readConfigText(user.certFile)));
-    let key = user.keyData ?? (user.keyFile && (await readConfigText(user.keyFile)));
+    let cert =
+      user.certData ?? (user.certFile && (await readNamed(user.certFile, "client certificate")));
+    let key = user.keyData ?? (user.keyFile && (await readNamed(user.keyFile, "client key")));
     let token = user.tokenFile ? await readTokenFile(user.tokenFile) : user.token;
     if (this.plugin) {
       const credentials = await this.plugin.credentials(signal);
@@ -80,9 +84,18 @@ export class KubeConfig {
   }
 }
 
+/** A file the kubeconfig names, read now; an error names the file (never its content). */
+async function readNamed(path: string, what: string): Promise<string> {
+  try {
+    return await readConfigText(path);
+  } catch (err) {
+    throw new Error(`${what} ${path}: ${errorMessage(err)}`);
+  }
+}
+
 /** A token file's content, trimmed as client-go does; an empty one is an error. */
 async function readTokenFile(path: string): Promise<string> {
-  const token = (await readConfigText(path)).trim();
+  const token = (await readNamed(path, "token file")).trim();
   if (token === "") throw new Error(`token file ${path} is empty`);
   return token;
 }
