@@ -38,6 +38,12 @@ const WallBoundMs = 300_000;
  * (file and URL) and the main thread stay within the DaemonSet's 384 MiB.
  */
 export const DefaultDecodeHeapMb = 256;
+/**
+ * The thread's young generation: V8 sizes it from the heap limit, up to 48 MiB (16 MiB
+ * semi-spaces), which a decode fills with garbage before each scavenge. The main thread runs with
+ * 1 MiB semi-spaces (the image's --max-semi-space-size=1); a decode allocates faster, so more.
+ */
+const DecodeYoungGenerationMb = 8;
 /** Outlasts a burst of watch events or a relist of many files; far below a relist period. */
 export const DefaultDecodeIdleMs = 5_000;
 
@@ -186,7 +192,10 @@ export class ManifestDecoder {
     const { entry, eval: isCode } = workerEntry();
     const worker = new Worker(entry, {
       eval: isCode,
-      resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb },
+      resourceLimits: {
+        maxOldGenerationSizeMb: this.maxHeapMb,
+        maxYoungGenerationSizeMb: DecodeYoungGenerationMb,
+      },
     });
     worker.on("message", (message: DecodeReply | ThreadReady) => {
       if ("ready" in message) this.onReady(worker, message);

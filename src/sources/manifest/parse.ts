@@ -3,6 +3,7 @@
 // 1.1 (sigs.k8s.io/yaml over go-yaml v2). Both paths are linear in the input.
 import {
   Composer,
+  type CST,
   type Document,
   isAlias,
   isCollection,
@@ -13,6 +14,7 @@ import {
   type Tags,
   visit,
 } from "yaml";
+import { restoreDoubleQuoted, type TakenValues, takeDoubleQuoted } from "./double_quoted.js";
 import { type JsonMode, JsonSyntaxError, parseJson } from "./json.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -142,11 +144,16 @@ function parseYaml(text: string): unknown {
       const first = lexeme.charAt(0);
       if (nodeLexemes.has(lexeme) || first === '"' || first === "'" || first === "*")
         if (++nodes > MaxYamlNodes) throw new Error(tooManyNodes);
-      yield* parser.next(lexeme);
+      for (const token of parser.next(lexeme)) yield taken(token);
       if (parser.stack.length > MaxDepth) throw new Error(tooDeep);
     }
-    yield* parser.end();
+    for (const token of parser.end()) yield taken(token);
   }
+  const values: TakenValues = new Map();
+  const taken = (token: CST.Token) => {
+    takeDoubleQuoted(token, values);
+    return token;
+  };
   // uniqueKeys: false. The yaml package compares each new key with every earlier one of its map
   // (40,000 annotations took 30 s); go-yaml v2, the kubelet's, keeps the last value of a key.
   const composer = new Composer({ version: "1.1", customTags: goYamlTags, uniqueKeys: false });
@@ -158,6 +165,7 @@ function parseYaml(text: string): unknown {
     throw new Error(`${firstLine(error.message)} at line ${line}, column ${col}`);
   }
   if (hasCollectionKey(doc)) throw new Error("invalid map key: a mapping or a sequence");
+  restoreDoubleQuoted(doc, values);
   return doc.toJS({ maxAliasCount: 100 });
 }
 
