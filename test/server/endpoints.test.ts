@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { SourcesStatus } from "../../src/server/state.js";
+import { SourceErrorReasons } from "../../src/sources/health.js";
 import { parseExposition, value } from "../support/exposition.js";
 import {
   eventually,
@@ -68,15 +69,7 @@ function assertMatchesMetrics(status: SourcesStatus, text: string): void {
     );
     // Every reason the JSON counts is on /metrics with that count; the others at 0 or absent
     // (only the reasons a source can record are zero-initialised).
-    for (const reason of [
-      "read",
-      "decode",
-      "fetch",
-      "status",
-      "watch",
-      "checkpoint",
-      "credentials",
-    ]) {
+    for (const reason of SourceErrorReasons) {
       const count = source.errors[reason] ?? 0;
       const exposed = value(metrics, "podconfig_source_errors_total", { ...labels, reason });
       if (count > 0 || exposed !== undefined)
