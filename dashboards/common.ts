@@ -39,7 +39,7 @@ export interface Scope {
    * `metric{<podconfigSelector>, [cluster=~"$cluster", ]job=~"$job", instance=~"$instance"}`:
    * `=~` so "All" and multi-select work.
    */
-  sel(metric: string): string;
+  sel(metric: string, extra?: string): string;
   /** A job-level recorded series: `metric{[cluster=~"$cluster", ]job=~"$job"[, extra]}`. */
   jobSel(metric: string, extra?: string): string;
   /** The labels of one node for `by (…)` / `on (…)`: `[cluster, ]job, instance`. */
@@ -50,8 +50,8 @@ export function scope(cfg: MixinConfig): Scope {
   const cluster = cfg.showMultiCluster ? `${cfg.clusterLabel}=~"$cluster", ` : "";
   return {
     cfg,
-    sel: (metric) =>
-      `${metric}{${cfg.podconfigSelector}, ${cluster}job=~"$job", instance=~"$instance"}`,
+    sel: (metric, extra) =>
+      `${metric}{${cfg.podconfigSelector}, ${cluster}job=~"$job", instance=~"$instance"${extra ? `, ${extra}` : ""}}`,
     jobSel: (metric, extra) => `${metric}{${cluster}job=~"$job"${extra ? `, ${extra}` : ""}}`,
     node: list(nodeLabels(cfg)),
   };

@@ -379,6 +379,39 @@ const kubelet = (s: Scope) => [
     ],
   }),
   timeSeries({
+    title: "Refused static pod manifests",
+    runbooks: runbooks(s, "PodConfigManifestRefused"),
+    description:
+      "Manifests of the file and http sources the kubelet refuses (read, parse, invalid), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+    unit: "short",
+    width: 12,
+    height: 8,
+    queries: [
+      { expr: s.sel("podconfig_manifests", 'verdict="refused"'), legend: "{{source}} refused" },
+      {
+        expr: s.sel("podconfig_manifest_info", 'reason!="duplicate"'),
+        legend: "{{file}} ({{reason}})",
+      },
+      {
+        expr: s.sel("podconfig_manifest_info_overflow"),
+        legend: "{{source}} refused or shadowed beyond the info series' cap",
+      },
+    ],
+  }),
+  timeSeries({
+    title: "Shadowed static pod manifests",
+    runbooks: runbooks(s, "PodConfigStaticPodShadowed"),
+    description:
+      "Manifests whose pod another manifest of the same namespace and name replaces (a .bak copy read after the real file): the kubelet runs the other one.",
+    unit: "short",
+    width: 12,
+    height: 8,
+    queries: [
+      { expr: s.sel("podconfig_manifests", 'verdict="duplicate"'), legend: "{{source}} shadowed" },
+      { expr: s.sel("podconfig_manifest_info", 'reason="duplicate"'), legend: "{{file}}" },
+    ],
+  }),
+  timeSeries({
     title: "Orphaned mirror pods",
     runbooks: runbooks(s, "PodConfigOrphanedMirrorPod"),
     description:

@@ -56,6 +56,8 @@ export interface MixinConfig {
    * its periods without a success (1 minute for a file source at the kubelet's defaults).
    */
   sourceStaleFor: string;
+  /** `for` of PodConfigManifestRefused and PodConfigStaticPodShadowed (a write in progress passes). */
+  manifestVerdictFor: string;
   /** `for` of PodConfigExporterDown. */
   exporterDownFor: string;
   /** `for` of PodConfigExporterAbsent. */
@@ -99,6 +101,7 @@ export const defaultConfig: MixinConfig = {
   apiWatchBehindThresholdSeconds: 30,
   apiWatchBehindFor: "5m",
   sourceStaleFor: "5m",
+  manifestVerdictFor: "5m",
   exporterDownFor: "5m",
   exporterAbsentFor: "10m",
   slowStartupThresholdSeconds: 120,
@@ -151,6 +154,7 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   apiWatchBehindThresholdSeconds: "number",
   apiWatchBehindFor: "duration",
   sourceStaleFor: "duration",
+  manifestVerdictFor: "duration",
   exporterDownFor: "duration",
   exporterAbsentFor: "duration",
   slowStartupThresholdSeconds: "number",

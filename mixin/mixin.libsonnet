@@ -168,6 +168,32 @@ local single(c, runbookParts) = {
       }
      },
      {
+      "alert": "PodConfigManifestRefused",
+      "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason!=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
+      "for": (c.manifestVerdictFor),
+      "labels": {
+       "severity": "warning"
+      },
+      "annotations": {
+       "summary": "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
+       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse or invalid) and has for " + (durationWords(c.manifestVerdictFor)) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
+       "runbook_url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigStaticPodShadowed",
+      "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
+      "for": (c.manifestVerdictFor),
+      "labels": {
+       "severity": "warning"
+      },
+      "annotations": {
+       "summary": "Static pod manifest {{ $labels.file }} on {{ $labels.instance }} is shadowed by another manifest of the same pod.",
+       "description": "{{ $labels.file }} in the {{ $labels.source }} source on {{ $labels.instance }} decodes to a pod whose namespace and name another manifest also has, and the kubelet runs the other one (its relist keeps the last file in name order: a kube-apiserver.yaml.bak copy wins over kube-apiserver.yaml), for " + (durationWords(c.manifestVerdictFor)) + ". Edits to this file have no effect.",
+       "runbook_url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
+      }
+     },
+     {
       "alert": "PodConfigSourceStale",
       "expr": "max_over_time(podconfig_source_stale{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1",
       "for": (c.sourceStaleFor),
@@ -2110,6 +2136,171 @@ local single(c, runbookParts) = {
      },
      "links": [
       {
+       "title": "Runbook: PodConfigManifestRefused",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
+      }
+     ],
+     "title": "Refused static pod manifests",
+     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 78
+     },
+     "targets": [
+      {
+       "expr": "podconfig_manifests{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\", verdict=\"refused\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} refused",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\", reason!=\"duplicate\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{file}} ({{reason}})",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info_overflow{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} refused or shadowed beyond the info series' cap",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 26
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigStaticPodShadowed",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
+      }
+     ],
+     "title": "Shadowed static pod manifests",
+     "description": "Manifests whose pod another manifest of the same namespace and name replaces (a .bak copy read after the real file): the kubelet runs the other one.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 86
+     },
+     "targets": [
+      {
+       "expr": "podconfig_manifests{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\", verdict=\"duplicate\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} shadowed",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\", reason=\"duplicate\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{file}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 27
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
        "title": "Runbook: PodConfigOrphanedMirrorPod",
        "type": "link",
        "icon": "",
@@ -2133,7 +2324,7 @@ local single(c, runbookParts) = {
       "h": 8,
       "w": 12,
       "x": 12,
-      "y": 78
+      "y": 86
      },
      "targets": [
       {
@@ -2159,7 +2350,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 26
+     "id": 28
     },
     {
      "type": "timeseries",
@@ -2195,7 +2386,7 @@ local single(c, runbookParts) = {
       "h": 8,
       "w": 12,
       "x": 0,
-      "y": 86
+      "y": 94
      },
      "targets": [
       {
@@ -2243,7 +2434,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 27
+     "id": 29
     },
     {
      "type": "timeseries",
@@ -2294,7 +2485,7 @@ local single(c, runbookParts) = {
       "h": 8,
       "w": 12,
       "x": 12,
-      "y": 86
+      "y": 94
      },
      "targets": [
       {
@@ -2364,7 +2555,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 28
+     "id": 30
     }
    ]
   },
@@ -4000,6 +4191,32 @@ local multi(c, runbookParts) = {
        "summary": "The {{ $labels.source }} source on {{ $labels.instance }} is behind its watch stream.",
        "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had watch events waiting for more than " + (formatNumber(c.apiWatchBehindThresholdSeconds)) + " seconds, continuously, for " + (durationWords(c.apiWatchBehindFor)) + " ({{ $value | humanizeDuration }} now). Changes to the node's pods in the API reach the sync loop that late, and the readiness this exporter reports is that old.",
        "runbook_url": (runbookParts[0]) + "podconfigapiwatchbehind" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigManifestRefused",
+      "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason!=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
+      "for": (c.manifestVerdictFor),
+      "labels": {
+       "severity": "warning"
+      },
+      "annotations": {
+       "summary": "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
+       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse or invalid) and has for " + (durationWords(c.manifestVerdictFor)) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
+       "runbook_url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigStaticPodShadowed",
+      "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
+      "for": (c.manifestVerdictFor),
+      "labels": {
+       "severity": "warning"
+      },
+      "annotations": {
+       "summary": "Static pod manifest {{ $labels.file }} on {{ $labels.instance }} is shadowed by another manifest of the same pod.",
+       "description": "{{ $labels.file }} in the {{ $labels.source }} source on {{ $labels.instance }} decodes to a pod whose namespace and name another manifest also has, and the kubelet runs the other one (its relist keeps the last file in name order: a kube-apiserver.yaml.bak copy wins over kube-apiserver.yaml), for " + (durationWords(c.manifestVerdictFor)) + ". Edits to this file have no effect.",
+       "runbook_url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
       }
      },
      {
@@ -5966,6 +6183,171 @@ local multi(c, runbookParts) = {
      },
      "links": [
       {
+       "title": "Runbook: PodConfigManifestRefused",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
+      }
+     ],
+     "title": "Refused static pod manifests",
+     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 78
+     },
+     "targets": [
+      {
+       "expr": "podconfig_manifests{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"refused\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} refused",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", reason!=\"duplicate\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{file}} ({{reason}})",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info_overflow{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} refused or shadowed beyond the info series' cap",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 26
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigStaticPodShadowed",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
+      }
+     ],
+     "title": "Shadowed static pod manifests",
+     "description": "Manifests whose pod another manifest of the same namespace and name replaces (a .bak copy read after the real file): the kubelet runs the other one.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 86
+     },
+     "targets": [
+      {
+       "expr": "podconfig_manifests{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"duplicate\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} shadowed",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", reason=\"duplicate\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{file}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 27
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
        "title": "Runbook: PodConfigOrphanedMirrorPod",
        "type": "link",
        "icon": "",
@@ -5989,7 +6371,7 @@ local multi(c, runbookParts) = {
       "h": 8,
       "w": 12,
       "x": 12,
-      "y": 78
+      "y": 86
      },
      "targets": [
       {
@@ -6015,7 +6397,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 26
+     "id": 28
     },
     {
      "type": "timeseries",
@@ -6051,7 +6433,7 @@ local multi(c, runbookParts) = {
       "h": 8,
       "w": 12,
       "x": 0,
-      "y": 86
+      "y": 94
      },
      "targets": [
       {
@@ -6099,7 +6481,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 27
+     "id": 29
     },
     {
      "type": "timeseries",
@@ -6150,7 +6532,7 @@ local multi(c, runbookParts) = {
       "h": 8,
       "w": 12,
       "x": 12,
-      "y": 86
+      "y": 94
      },
      "targets": [
       {
@@ -6220,7 +6602,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 28
+     "id": 30
     }
    ]
   },
@@ -7767,6 +8149,7 @@ local multi(c, runbookParts) = {
     "apiWatchBehindThresholdSeconds": 30,
     "apiWatchBehindFor": "5m",
     "sourceStaleFor": "5m",
+    "manifestVerdictFor": "5m",
     "exporterDownFor": "5m",
     "exporterAbsentFor": "10m",
     "slowStartupThresholdSeconds": 120,

@@ -1,5 +1,6 @@
 // Alerts on pod config source failures (list, fetch and decode errors), on sources that have
-// stopped succeeding (stale) and on an api source that falls behind its watch stream.
+// stopped succeeding (stale), on an api source that falls behind its watch stream, and on the
+// kubelet's verdict on static pod manifests (refused, shadowed by another file).
 import { durationWords, type MixinConfig } from "../config.js";
 import { list, nodeLabels, series, text } from "../promql.js";
 import { type AlertingRule, alert, type RuleGroup } from "../rule.js";
@@ -42,6 +43,35 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
           ${durationWords(cfg.apiWatchBehindFor)} ({{ $value | humanizeDuration }} now). Changes
           to the node's pods in the API reach the sync loop that late, and the readiness this
           exporter reports is that old.`,
+      }),
+      alert(cfg, {
+        alert: "PodConfigManifestRefused",
+        // Per manifest (the info series): the alert names the file and why.
+        expr: `max_over_time(${series(cfg, "podconfig_manifest_info", 'reason!="duplicate"')}[${cfg.gaugeLookback}]) == 1`,
+        for: cfg.manifestVerdictFor,
+        severity: "warning",
+        summary:
+          "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
+        description: text`
+          The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its
+          {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse or invalid) and has
+          for ${durationWords(cfg.manifestVerdictFor)}: the static pod it describes does not run,
+          and the kubelet says so only in its log. The status page and /api/v1/manifests give
+          the kubelet's own error text.`,
+      }),
+      alert(cfg, {
+        alert: "PodConfigStaticPodShadowed",
+        expr: `max_over_time(${series(cfg, "podconfig_manifest_info", 'reason="duplicate"')}[${cfg.gaugeLookback}]) == 1`,
+        for: cfg.manifestVerdictFor,
+        severity: "warning",
+        summary:
+          "Static pod manifest {{ $labels.file }} on {{ $labels.instance }} is shadowed by another manifest of the same pod.",
+        description: text`
+          {{ $labels.file }} in the {{ $labels.source }} source on {{ $labels.instance }} decodes
+          to a pod whose namespace and name another manifest also has, and the kubelet runs the
+          other one (its relist keeps the last file in name order: a kube-apiserver.yaml.bak
+          copy wins over kube-apiserver.yaml), for ${durationWords(cfg.manifestVerdictFor)}.
+          Edits to this file have no effect.`,
       }),
       alert(cfg, {
         alert: "PodConfigSourceStale",

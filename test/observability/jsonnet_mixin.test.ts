@@ -56,6 +56,7 @@ const everyKey = {
   apiWatchBehindThresholdSeconds: 60,
   apiWatchBehindFor: "7m",
   sourceStaleFor: "11m",
+  manifestVerdictFor: "13m",
   exporterDownFor: "1m",
   exporterAbsentFor: "30m",
   slowStartupThresholdSeconds: 600,

@@ -54,6 +54,9 @@ export const crossCheckCatalogue: Readonly<Record<string, "gauge" | "counter">> 
   podconfig_kubelet_restarts_total: "counter",
   podconfig_orphaned_mirror_pods: "gauge",
   podconfig_orphaned_mirror_pod_age_seconds: "gauge",
+  podconfig_manifests: "gauge",
+  podconfig_manifest_info: "gauge",
+  podconfig_manifest_info_overflow: "gauge",
 };
 
 /** Labels each metric may carry (histograms add `le` on buckets). */
@@ -65,6 +68,9 @@ export const allowedLabels: Readonly<Record<string, readonly string[]>> = {
   podconfig_source_errors_total: ["source", "reason"],
   podconfig_api_watch_lag_seconds: ["source"],
   podconfig_api_watch_backlog_seconds: ["source"],
+  podconfig_manifests: ["source", "verdict"],
+  podconfig_manifest_info: ["source", "file", "reason"],
+  podconfig_manifest_info_overflow: ["source"],
 };
 
 export const perSourceGauges = [
