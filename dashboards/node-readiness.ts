@@ -428,6 +428,21 @@ const kubelet = (s: Scope) => [
     ],
   }),
   timeSeries({
+    title: "Static pods without a mirror pod",
+    runbooks: runbooks(s, "PodConfigMirrorPodMissing"),
+    description:
+      "Seconds since the static pod of each source that has longest had no mirror pod in the API was first seen without one. The kubelet creates a mirror pod for every static pod; one that never appears was refused by the API (admission, NodeRestriction). Needs the api source.",
+    unit: "s",
+    width: 12,
+    height: 8,
+    queries: [
+      {
+        expr: s.sel("podconfig_missing_mirror_pod_age_seconds"),
+        legend: "{{source}} oldest without a mirror pod",
+      },
+    ],
+  }),
+  timeSeries({
     title: "Kubelet PLEG and restarts",
     description:
       "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, seconds since the kubelet's process started (back to 0 at each restart, which resets the copy) and restarts seen.",

@@ -78,6 +78,8 @@ export interface MixinConfig {
   kubeletSyncLoopPausedFor: string;
   /** PodConfigOrphanedMirrorPod fires when a mirror pod has been orphaned this many seconds. */
   orphanedMirrorPodAgeThresholdSeconds: number;
+  /** PodConfigMirrorPodMissing fires when a static pod has had no mirror pod this many seconds. */
+  mirrorPodMissingThresholdSeconds: number;
   /** Tags on the generated dashboards. */
   grafanaDashboardTags: string[];
 }
@@ -112,6 +114,7 @@ export const defaultConfig: MixinConfig = {
   kubeletDisagreementFor: "15m",
   kubeletSyncLoopPausedFor: "5m",
   orphanedMirrorPodAgeThresholdSeconds: 300,
+  mirrorPodMissingThresholdSeconds: 300,
   grafanaDashboardTags: ["podconfig-exporter", "kubelet"],
 };
 
@@ -165,6 +168,7 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   kubeletDisagreementFor: "duration",
   kubeletSyncLoopPausedFor: "duration",
   orphanedMirrorPodAgeThresholdSeconds: "number",
+  mirrorPodMissingThresholdSeconds: "number",
   grafanaDashboardTags: "strings",
 };
 

@@ -305,6 +305,18 @@ local single(c, runbookParts) = {
        "description": "A mirror pod on {{ $labels.instance }} has had no static pod in the {{ $labels.source }} source for {{ $value | humanizeDuration }}. Only the kubelet's housekeeping deletes such a mirror pod, so the static pod it mirrored is most likely still running although its manifest is gone: the kubelet's housekeeping is not running.",
        "runbook_url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
       }
+     },
+     {
+      "alert": "PodConfigMirrorPodMissing",
+      "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.mirrorPodMissingThresholdSeconds)),
+      "labels": {
+       "severity": "warning"
+      },
+      "annotations": {
+       "summary": "A {{ $labels.source }} static pod on {{ $labels.instance }} has no mirror pod in the API.",
+       "description": "A static pod of the {{ $labels.source }} source on {{ $labels.instance }} has had no mirror pod in the API server for {{ $value | humanizeDuration }}. The kubelet creates one for every static pod; when the API refuses it (an admission webhook, NodeRestriction, a missing namespace or priority class) the pod may run but is invisible to kubectl, to the scheduler's accounting and to the cluster's monitoring.",
+       "runbook_url": (runbookParts[0]) + "podconfigmirrorpodmissing" + (runbookParts[1])
+      }
      }
     ]
    }
@@ -2376,6 +2388,72 @@ local single(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigMirrorPodMissing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigmirrorpodmissing" + (runbookParts[1])
+      }
+     ],
+     "title": "Static pods without a mirror pod",
+     "description": "Seconds since the static pod of each source that has longest had no mirror pod in the API was first seen without one. The kubelet creates a mirror pod for every static pod; one that never appears was refused by the API (admission, NodeRestriction). Needs the api source.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 94
+     },
+     "targets": [
+      {
+       "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} oldest without a mirror pod",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 29
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
      "title": "Kubelet PLEG and restarts",
      "description": "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, seconds since the kubelet's process started (back to 0 at each restart, which resets the copy) and restarts seen.",
      "datasource": {
@@ -2385,7 +2463,7 @@ local single(c, runbookParts) = {
      "gridPos": {
       "h": 8,
       "w": 12,
-      "x": 0,
+      "x": 12,
       "y": 94
      },
      "targets": [
@@ -2434,7 +2512,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 29
+     "id": 30
     },
     {
      "type": "timeseries",
@@ -2484,8 +2562,8 @@ local single(c, runbookParts) = {
      "gridPos": {
       "h": 8,
       "w": 12,
-      "x": 12,
-      "y": 94
+      "x": 0,
+      "y": 102
      },
      "targets": [
       {
@@ -2555,7 +2633,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 30
+     "id": 31
     }
    ]
   },
@@ -4330,6 +4408,18 @@ local multi(c, runbookParts) = {
        "summary": "A mirror pod of a removed {{ $labels.source }} static pod lingers on {{ $labels.instance }}.",
        "description": "A mirror pod on {{ $labels.instance }} has had no static pod in the {{ $labels.source }} source for {{ $value | humanizeDuration }}. Only the kubelet's housekeeping deletes such a mirror pod, so the static pod it mirrored is most likely still running although its manifest is gone: the kubelet's housekeeping is not running.",
        "runbook_url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigMirrorPodMissing",
+      "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.mirrorPodMissingThresholdSeconds)),
+      "labels": {
+       "severity": "warning"
+      },
+      "annotations": {
+       "summary": "A {{ $labels.source }} static pod on {{ $labels.instance }} has no mirror pod in the API.",
+       "description": "A static pod of the {{ $labels.source }} source on {{ $labels.instance }} has had no mirror pod in the API server for {{ $value | humanizeDuration }}. The kubelet creates one for every static pod; when the API refuses it (an admission webhook, NodeRestriction, a missing namespace or priority class) the pod may run but is invisible to kubectl, to the scheduler's accounting and to the cluster's monitoring.",
+       "runbook_url": (runbookParts[0]) + "podconfigmirrorpodmissing" + (runbookParts[1])
       }
      }
     ]
@@ -6423,6 +6513,72 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
+     "links": [
+      {
+       "title": "Runbook: PodConfigMirrorPodMissing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigmirrorpodmissing" + (runbookParts[1])
+      }
+     ],
+     "title": "Static pods without a mirror pod",
+     "description": "Seconds since the static pod of each source that has longest had no mirror pod in the API was first seen without one. The kubelet creates a mirror pod for every static pod; one that never appears was refused by the API (admission, NodeRestriction). Needs the api source.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 94
+     },
+     "targets": [
+      {
+       "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} oldest without a mirror pod",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 29
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
      "title": "Kubelet PLEG and restarts",
      "description": "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, seconds since the kubelet's process started (back to 0 at each restart, which resets the copy) and restarts seen.",
      "datasource": {
@@ -6432,7 +6588,7 @@ local multi(c, runbookParts) = {
      "gridPos": {
       "h": 8,
       "w": 12,
-      "x": 0,
+      "x": 12,
       "y": 94
      },
      "targets": [
@@ -6481,7 +6637,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 29
+     "id": 30
     },
     {
      "type": "timeseries",
@@ -6531,8 +6687,8 @@ local multi(c, runbookParts) = {
      "gridPos": {
       "h": 8,
       "w": 12,
-      "x": 12,
-      "y": 94
+      "x": 0,
+      "y": 102
      },
      "targets": [
       {
@@ -6602,7 +6758,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 30
+     "id": 31
     }
    ]
   },
@@ -8160,6 +8316,7 @@ local multi(c, runbookParts) = {
     "kubeletDisagreementFor": "15m",
     "kubeletSyncLoopPausedFor": "5m",
     "orphanedMirrorPodAgeThresholdSeconds": 300,
+    "mirrorPodMissingThresholdSeconds": 300,
     "grafanaDashboardTags": [
       "podconfig-exporter",
       "kubelet"

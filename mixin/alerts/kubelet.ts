@@ -119,6 +119,19 @@ ${series(cfg, "podconfig_kubelet_up")} == 0
           still running although its manifest is gone: the kubelet's housekeeping is not
           running.`,
       }),
+      alert(cfg, {
+        alert: "PodConfigMirrorPodMissing",
+        expr: `${series(cfg, "podconfig_missing_mirror_pod_age_seconds")} > ${cfg.mirrorPodMissingThresholdSeconds}`,
+        severity: "warning",
+        summary:
+          "A {{ $labels.source }} static pod on {{ $labels.instance }} has no mirror pod in the API.",
+        description: text`
+          A static pod of the {{ $labels.source }} source on {{ $labels.instance }} has had no
+          mirror pod in the API server for {{ $value | humanizeDuration }}. The kubelet creates
+          one for every static pod; when the API refuses it (an admission webhook,
+          NodeRestriction, a missing namespace or priority class) the pod may run but is
+          invisible to kubectl, to the scheduler's accounting and to the cluster's monitoring.`,
+      }),
     ],
   };
 }

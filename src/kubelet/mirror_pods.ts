@@ -45,6 +45,8 @@ export class MirrorPodView {
   private readonly staticNames = new Map<StaticSource, Set<string>>();
   /** First time each mirror pod (by UID) was seen orphaned; kept across resets of the copy. */
   private readonly orphanedSince = new Map<string, number>();
+  /** First time each static pod ("<source> <full name>") was seen without a mirror pod. */
+  private readonly missingSince = new Map<string, number>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -88,6 +90,37 @@ export class MirrorPodView {
       }
       result.push({ source, count, oldestSince });
     }
+    return result;
+  }
+
+  /**
+   * Static pods (by full name) of each static source registered in the copy that have no mirror
+   * pod in the api source's list: the kubelet creates one for each, so one missing for long was
+   * refused (an admission webhook, NodeRestriction) or never attempted. Undefined where unknown.
+   */
+  missingMirrors(registered: readonly string[]): OrphanedMirrorPods[] {
+    const now = this.clock.now();
+    const result: OrphanedMirrorPods[] = [];
+    if (!this.mirrors || !registered.includes(ApiserverSource)) return result;
+    const mirrored = new Set([...this.mirrors.values()].map((m) => `${m.source} ${m.fullName}`));
+    const seen = new Set<string>();
+    for (const source of StaticSources) {
+      const names = this.staticNames.get(source);
+      if (!registered.includes(source) || !names) continue;
+      let count = 0;
+      let oldestSince: number | undefined;
+      for (const name of names) {
+        const key = `${source} ${name}`;
+        if (mirrored.has(key)) continue;
+        seen.add(key);
+        const since = this.missingSince.get(key) ?? now;
+        this.missingSince.set(key, since);
+        count++;
+        oldestSince = Math.min(oldestSince ?? since, since);
+      }
+      result.push({ source, count, oldestSince });
+    }
+    for (const key of this.missingSince.keys()) if (!seen.has(key)) this.missingSince.delete(key);
     return result;
   }
 

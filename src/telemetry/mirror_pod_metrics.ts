@@ -30,6 +30,23 @@ export function registerMirrorPodMetrics(
       for (const { source, count } of orphans()) this.set({ source }, count);
     },
   });
+  const missing = oncePerScrape(() =>
+    options.mirrorPods.missingMirrors(options.readiness().sources.map(({ source }) => source)),
+  );
+  new Gauge({
+    name: "podconfig_missing_mirror_pod_age_seconds",
+    help: "Seconds since the static pod of the source that has longest had no mirror pod in the API (api source) was first seen without one; absent when every static pod has its mirror pod, or while unknown.",
+    labelNames: ["source"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const now = options.clock.now();
+      for (const { source, oldestSince } of missing()) {
+        if (oldestSince !== undefined)
+          this.set({ source }, seconds(Math.max(0, now - oldestSince)));
+      }
+    },
+  });
   new Gauge({
     name: "podconfig_orphaned_mirror_pod_age_seconds",
     help: "Seconds since the oldest orphaned mirror pod of the source was first seen orphaned; absent when there is none.",

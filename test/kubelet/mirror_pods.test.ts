@@ -20,6 +20,40 @@ const set = (source: string, pods: Pod[]) => ({ op: "SET" as const, source, pods
 const sink = { send: async () => {} };
 
 describe("MirrorPodView", () => {
+  test("static pods without a mirror pod, by source, with the time since; unknown until both listed", async () => {
+    const clock = new ManualClock();
+    const view = new MirrorPodView(clock);
+    const api = view.wrap("api", sink);
+    const file = view.wrap("file", sink);
+    const registered = ["file", "api"];
+    const etcd = mirrorPod("etcd-n", "file");
+    const staticEtcd = { ...etcd, metadata: { name: "etcd-n", namespace: "kube-system" } };
+    await file.send(set("file", [staticEtcd]));
+    assert.deepEqual(view.missingMirrors(registered), [], "api not listed yet: unknown");
+    await api.send(set("api", []));
+    const since = clock.now();
+    assert.deepEqual(view.missingMirrors(registered), [
+      { source: "file", count: 1, oldestSince: since },
+    ]);
+    clock.advance(60_000);
+    assert.deepEqual(view.missingMirrors(registered), [
+      { source: "file", count: 1, oldestSince: since },
+    ]);
+    // A mirror pod of another source does not count; the file's own does.
+    await api.send(set("api", [mirrorPod("etcd-n", "http")]));
+    assert.equal(view.missingMirrors(registered)[0]?.count, 1);
+    await api.send(set("api", [etcd]));
+    assert.deepEqual(view.missingMirrors(registered), [
+      { source: "file", count: 0, oldestSince: undefined },
+    ]);
+    // Missing again: its time starts over.
+    clock.advance(1_000);
+    await api.send(set("api", []));
+    assert.deepEqual(view.missingMirrors(registered), [
+      { source: "file", count: 1, oldestSince: clock.now() },
+    ]);
+  });
+
   test("orphans by source, with the time since first seen; unknown until both listed", async () => {
     const clock = new ManualClock();
     const view = new MirrorPodView(clock);

@@ -67,6 +67,7 @@ const everyKey = {
   kubeletDisagreementFor: "25m",
   kubeletSyncLoopPausedFor: "4m",
   orphanedMirrorPodAgeThresholdSeconds: 900,
+  mirrorPodMissingThresholdSeconds: 1200,
   grafanaDashboardTags: ["platform", "kubelet", "nodes"],
 };
 
