@@ -88,6 +88,8 @@ export function checkAndUpdatePod(
   copyGeneration: boolean,
 ): PodChange {
   if (!podsDifferSemantically(existing, ref)) {
+    // Equal as JSON is equal as times too, and cheaper to find: the usual resync is that.
+    if (deepEqual(existing.status, ref.status)) return "none";
     if (deepEqual(existing.status, ref.status, podStatusTimes)) return "none";
     assign(existing, "status", ref.status);
     return "reconcile";

@@ -12,6 +12,7 @@ import {
   type PodUpdate,
   podFullName,
   podUID,
+  sameFullName,
 } from "./types.js";
 import { type KubeletMinor, sourceUpdateHasOp, updateCopiesGeneration } from "./version.js";
 
@@ -49,6 +50,12 @@ export interface PodStorageOptions {
 
 export class PodStorage {
   private readonly pods = new Map<string, PodMap>();
+  /**
+   * Source maps known to hold no two pods with one full name: built by a SET (whose duplicate
+   * names were dropped) and changed since only by removals. ADD, UPDATE and DELETE can add a
+   * second pod under a name already stored, and take a map out.
+   */
+  private readonly namesUnique = new WeakSet<PodMap>();
   /** Sources that have sent at least one SET, with the time of the first. */
   private readonly sourcesSeen = new Map<string, number>();
 
@@ -120,6 +127,7 @@ export class PodStorage {
       case "DELETE":
         // The op's name does not matter: all three are an additive merge by UID.
         this.updatePods(source, update.pods, pods, pods, result);
+        this.namesUnique.delete(pods);
         break;
       case "REMOVE":
         for (const pod of update.pods) {
@@ -131,12 +139,22 @@ export class PodStorage {
         break;
       case "SET": {
         if (!this.sourcesSeen.has(source)) this.sourcesSeen.set(source, this.options.clock.now());
+        if (this.resendsStored(update.pods, pods)) {
+          // What the general merge below would do, without building the same map again: no
+          // duplicate name to drop, every pod known, kept in the same order, none removed.
+          let i = 0;
+          for (const existing of pods.values()) {
+            this.updateKnown(source, existing, update.pods[i++] as Pod, result);
+          }
+          break;
+        }
         const oldPods = pods;
         pods = new Map();
         this.updatePods(source, update.pods, oldPods, pods, result);
         for (const [uid, existing] of oldPods) {
           if (!pods.has(uid)) result.removes.push(existing.pod);
         }
+        this.namesUnique.add(pods);
         break;
       }
       case "RESTORE":
@@ -171,13 +189,33 @@ export class PodStorage {
         continue;
       }
       pods.set(uid, existing);
-      if (existing.sent === ref) continue;
-      existing.sent = ref;
-      const change = checkAndUpdatePod(existing.pod, ref, source, this.copiesGeneration);
-      if (change === "update") result.updates.push(existing.pod);
-      else if (change === "reconcile") result.reconciles.push(existing.pod);
-      else if (change === "gracefulDelete") result.deletes.push(existing.pod);
+      this.updateKnown(source, existing, ref, result);
     }
+  }
+
+  /** Merges `ref` into the stored pod of its UID. */
+  private updateKnown(source: string, existing: StoredPod, ref: Pod, result: MergeResult): void {
+    if (existing.sent === ref) return;
+    existing.sent = ref;
+    const change = checkAndUpdatePod(existing.pod, ref, source, this.copiesGeneration);
+    if (change === "update") result.updates.push(existing.pod);
+    else if (change === "reconcile") result.reconciles.push(existing.pod);
+    else if (change === "gracefulDelete") result.deletes.push(existing.pod);
+  }
+
+  /**
+   * A SET that sends the stored pods again, by UID and full name, in the order they are stored
+   * (a resync): the common case, checked without hashing a key or building a name set. The
+   * names are then unique because the stored ones are.
+   */
+  private resendsStored(newPods: Pod[], pods: PodMap): boolean {
+    if (newPods.length !== pods.size || !this.namesUnique.has(pods)) return false;
+    let i = 0;
+    for (const [uid, { pod }] of pods) {
+      const ref = newPods[i++] as Pod;
+      if (podUID(ref) !== uid || !sameFullName(ref, pod)) return false;
+    }
+    return true;
   }
 
   /** Within one update, a second pod with the same full name is dropped: first wins. */

@@ -103,6 +103,14 @@ export function podFullName(pod: Pod): string {
   return `${pod.metadata?.name ?? ""}_${pod.metadata?.namespace ?? ""}`;
 }
 
+/** Same name and namespace, so the same podFullName (without building either string). */
+export function sameFullName(a: Pod, b: Pod): boolean {
+  return (
+    (a.metadata?.name ?? "") === (b.metadata?.name ?? "") &&
+    (a.metadata?.namespace ?? "") === (b.metadata?.namespace ?? "")
+  );
+}
+
 export function podUID(pod: Pod): string {
   return pod.metadata?.uid ?? "";
 }

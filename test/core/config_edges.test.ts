@@ -123,6 +123,31 @@ describe("duplicates", () => {
     assert.equal(t.events.length, 0);
   });
 
+  test("a SET resending the stored pods, two of one name after an ADD: the second is dropped and removed", async () => {
+    // The resync shortcut (stored pods sent again in their order) holds only where the stored
+    // names are unique; after an ADD they need not be, and the SET must still drop one.
+    const t = createPodConfigTester();
+    const first = createValidPod("foo", "new");
+    const sameName = {
+      ...createValidPod("foo", "new"),
+      metadata: { uid: "other", name: "foo", namespace: "new" },
+    };
+    await t.channel.send(podUpdate("SET", TestSource, first));
+    await t.take();
+    await t.channel.send(podUpdate("ADD", TestSource, sameName));
+    await t.take();
+    await t.channel.send(podUpdate("SET", TestSource, first, sameName));
+    const update = await t.take();
+    assert.equal(update.op, "REMOVE");
+    assert.deepEqual(
+      update.pods.map((p) => p.metadata.uid),
+      ["other"],
+    );
+    assert.equal(t.events.length, 1);
+    assert.match(t.events[0]?.message ?? "", /duplicate pod name "foo"/);
+    t.expectNoPodUpdate();
+  });
+
   test("across sources: not checked, both are stored", async () => {
     const config = new PodConfig({ version: "1.32" });
     await config.channel("file").send(podUpdate("SET", "file", createValidPod("foo", "new")));
@@ -321,6 +346,34 @@ describe("emission", () => {
       await t.channel.send(podUpdate("SET", TestSource, createValidPod("foo", "new")));
       t.expectNoPodUpdate();
     }
+  });
+
+  test("an identical SET in another order stores the new order (sync lists it)", async () => {
+    const t = createPodConfigTester();
+    const [a, b] = [createValidPod("a", "new"), createValidPod("b", "new")];
+    await t.channel.send(podUpdate("SET", TestSource, a, b));
+    await t.take();
+    await t.channel.send(podUpdate("SET", TestSource, createValidPod("b", "new"), a));
+    t.expectNoPodUpdate();
+    await t.config.sync();
+    assert.deepEqual(
+      (await t.take()).pods.map((p) => p.metadata.name),
+      ["b", "a"],
+    );
+  });
+
+  test("a SET of a new UID under a stored name: REMOVE of the old, ADD of the new", async () => {
+    const t = createPodConfigTester();
+    await t.channel.send(podUpdate("SET", TestSource, createValidPod("foo", "new")));
+    await t.take();
+    const renamed = {
+      ...createValidPod("foo", "new"),
+      metadata: { uid: "other", name: "foo", namespace: "new" },
+    };
+    await t.channel.send(podUpdate("SET", TestSource, renamed));
+    const [removed, added] = [await t.take(), await t.take()];
+    assert.deepEqual([removed.op, removed.pods.map((p) => p.metadata.uid)], ["REMOVE", ["foonew"]]);
+    assert.deepEqual([added.op, added.pods.map((p) => p.metadata.uid)], ["ADD", ["other"]]);
   });
 
   test("snapshot modes never emit RECONCILE", async () => {
