@@ -15,12 +15,6 @@ export interface Declared {
 
 export const declaredDivergences: readonly Declared[] = [
   {
-    id: "pod-level-resources-defaulting-1.34-1.36",
-    versions: ["1.34", "1.35", "1.36"],
-    matches: (rule) =>
-      /^(?:file|url) pod spec\.resources\.(?:requests|limits)(?:\.\*)?: /.test(rule),
-  },
-  {
     // Both refuse the manifest; the text differs where the copy's parser speaks (YAML and JSON
     // syntax, which Go's yaml and encoding/json word otherwise) and where validation's text is
     // not ported (Go's printing of struct values, map order: docs/validation.md "Not ported").

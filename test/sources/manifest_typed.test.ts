@@ -229,3 +229,135 @@ describe("quantities", () => {
     );
   });
 });
+describe("pod-level resources defaulting (SetDefaults_Pod, 1.34-1.36)", () => {
+  // spec.resources as oracle-1.34 and oracle-1.33 emit it for each manifest (1.35 and 1.36 emit
+  // 1.34's where they accept the pod; 1.37, PodLevelResourcesFixDefaulting on, 1.33's).
+  const manifest = (spec: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n${spec}`;
+  const podResources = (spec: string, minor: KubeletMinor) =>
+    (decoded(manifest(spec), minor).spec as JsonObject).resources;
+  const cases: [name: string, spec: string, defaulted: JsonObject, asGiven: JsonObject][] = [
+    [
+      "limits-only",
+      "  containers:\n  - name: c1\n    image: busybox\n  resources:\n    limits: {memory: 1G}\n",
+      { limits: { memory: "1G" }, requests: { memory: "1G" } },
+      { limits: { memory: "1G" } },
+    ],
+    [
+      "sum-cpu",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {requests: {cpu: 500m}}\n  - name: c2\n    image: busybox\n    resources: {requests: {cpu: 300m, memory: 1Gi}}\n  resources:\n    limits: {cpu: '2', memory: 2Gi}\n",
+      { limits: { cpu: "2", memory: "2Gi" }, requests: { cpu: "800m", memory: "1Gi" } },
+      { limits: { cpu: "2", memory: "2Gi" } },
+    ],
+    [
+      "mixed-format",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {requests: {cpu: 100m, memory: 1Gi}}\n  - name: c2\n    image: busybox\n    resources: {requests: {cpu: '1', memory: 512Mi}}\n  resources:\n    limits: {cpu: '3', memory: 3Gi}\n",
+      { limits: { cpu: "3", memory: "3Gi" }, requests: { cpu: "1100m", memory: "1536Mi" } },
+      { limits: { cpu: "3", memory: "3Gi" } },
+    ],
+    [
+      "nano-sum",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {requests: {cpu: 1n}}\n  - name: c2\n    image: busybox\n    resources: {requests: {cpu: 1n}}\n  resources:\n    limits: {cpu: '1'}\n",
+      { limits: { cpu: "1" }, requests: { cpu: "1m" } },
+      { limits: { cpu: "1" } },
+    ],
+    [
+      "plus-spelling",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {requests: {cpu: '+1', memory: 01Gi}}\n  resources:\n    limits: {cpu: '2', memory: 2Gi}\n",
+      { limits: { cpu: "2", memory: "2Gi" }, requests: { cpu: "+1", memory: "01Gi" } },
+      { limits: { cpu: "2", memory: "2Gi" } },
+    ],
+    [
+      "hugepages",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {limits: {hugepages-2Mi: 4Mi, memory: 100Mi}, requests: {memory: 100Mi}}\n  - name: c2\n    image: busybox\n    resources: {limits: {hugepages-2Mi: 4Mi, memory: 100Mi}}\n  resources:\n    requests: {cpu: '1'}\n",
+      {
+        limits: { "hugepages-2Mi": "8Mi" },
+        requests: { cpu: "1", "hugepages-2Mi": "8Mi", memory: "200Mi" },
+      },
+      { requests: { cpu: "1" } },
+    ],
+    [
+      "hugepages-req",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {limits: {hugepages-2Mi: 4Mi, memory: 100Mi}}\n  resources:\n    requests: {hugepages-2Mi: 2Mi, memory: 1Gi}\n",
+      { requests: { "hugepages-2Mi": "2Mi", memory: "1Gi" } },
+      { requests: { "hugepages-2Mi": "2Mi", memory: "1Gi" } },
+    ],
+    [
+      "hugepages-limit-set",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {limits: {hugepages-2Mi: 4Mi, memory: 100Mi}}\n  resources:\n    limits: {hugepages-2Mi: 8Mi, memory: 1Gi}\n",
+      {
+        limits: { "hugepages-2Mi": "8Mi", memory: "1Gi" },
+        requests: { "hugepages-2Mi": "8Mi", memory: "100Mi" },
+      },
+      { limits: { "hugepages-2Mi": "8Mi", memory: "1Gi" } },
+    ],
+    [
+      "init",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {requests: {cpu: 100m}}\n  initContainers:\n  - {name: side, image: busybox, restartPolicy: Always, resources: {requests: {cpu: 200m, memory: 64Mi}}}\n  - {name: init, image: busybox, resources: {requests: {cpu: '1', memory: 10Mi}}}\n  - {name: side2, image: busybox, restartPolicy: Always, resources: {requests: {cpu: 50m}}}\n  resources:\n    limits: {cpu: '4', memory: 1Gi}\n",
+      { limits: { cpu: "4", memory: "1Gi" }, requests: { cpu: "1200m", memory: "74Mi" } },
+      { limits: { cpu: "4", memory: "1Gi" } },
+    ],
+    [
+      "ephemeral",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {requests: {ephemeral-storage: 1Gi, example.com/foo: '1', cpu: 100m}, limits: {example.com/foo: '1'}}\n  resources:\n    limits: {cpu: '1', ephemeral-storage: 2Gi}\n",
+      { limits: { cpu: "1", "ephemeral-storage": "2Gi" }, requests: { cpu: "100m" } },
+      { limits: { cpu: "1", "ephemeral-storage": "2Gi" } },
+    ],
+    [
+      "empty-requests",
+      "  containers:\n  - name: c1\n    image: busybox\n  resources:\n    requests: {}\n    limits: {memory: 1Gi}\n",
+      { limits: { memory: "1Gi" }, requests: { memory: "1Gi" } },
+      { limits: { memory: "1Gi" } },
+    ],
+    [
+      "requests-only",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {requests: {cpu: 100m}}\n  resources:\n    requests: {memory: 1Gi}\n",
+      { requests: { memory: "1Gi" } },
+      { requests: { memory: "1Gi" } },
+    ],
+    [
+      "limit-from-container-limits",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {limits: {cpu: 500m}}\n  - name: c2\n    image: busybox\n    resources: {limits: {cpu: 700m}}\n  resources:\n    limits: {memory: 1Gi}\n",
+      { limits: { memory: "1Gi" }, requests: { cpu: "1200m", memory: "1Gi" } },
+      { limits: { memory: "1Gi" } },
+    ],
+    [
+      "binary-plus-decimal",
+      "  containers:\n  - name: c1\n    image: busybox\n    resources: {requests: {memory: '0'}}\n  - name: c2\n    image: busybox\n    resources: {requests: {memory: 1Gi}}\n  - name: c3\n    image: busybox\n    resources: {requests: {memory: 1G}}\n  resources:\n    limits: {memory: 4Gi}\n",
+      { limits: { memory: "4Gi" }, requests: { memory: "2073741824" } },
+      { limits: { memory: "4Gi" } },
+    ],
+  ];
+  for (const [name, spec, defaulted, asGiven] of cases)
+    test(name, () => {
+      for (const minor of ["1.34", "1.35", "1.36"] as const)
+        assert.deepEqual(podResources(spec, minor), defaulted, minor);
+      for (const minor of ["1.33", "1.37"] as const)
+        assert.deepEqual(podResources(spec, minor), asGiven, minor);
+    });
+
+  test("a defaulted request is validated: refused in 1.35 and 1.36 as their kubelets refuse it", () => {
+    const overLimit = manifest(
+      "  containers:\n  - {name: c1, image: busybox, resources: {requests: {cpu: '2'}}}\n  resources:\n    limits: {cpu: '1'}\n",
+    );
+    // Each container's 1n is rounded to 1m after their sum (2n) became the pod's request (1m).
+    const nanoSum = manifest(
+      "  containers:\n  - {name: c1, image: busybox, resources: {requests: {cpu: 1n}}}\n  - {name: c2, image: busybox, resources: {requests: {cpu: 1n}}}\n  resources:\n    limits: {cpu: '1'}\n",
+    );
+    for (const minor of ["1.35", "1.36"] as const) {
+      assert.equal(
+        refusal(overLimit, minor),
+        'invalid pod: [spec.resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1]',
+        minor,
+      );
+      assert.equal(
+        refusal(nanoSum, minor),
+        'invalid pod: [spec.resources.requests[cpu]: Invalid value: "1m": must be greater than or equal to aggregate container requests of 2m]',
+        minor,
+      );
+    }
+    // 1.34 defaults the same requests but validates with no options (PodLevelResources off).
+    for (const text of [overLimit, nanoSum])
+      assert.doesNotThrow(() => tryDecodeSinglePod(Buffer.from(text), origin("1.34")));
+  });
+});

@@ -9,6 +9,12 @@ import { isObject, type JsonObject } from "../json_object.js";
 import { imageTag } from "./image.js";
 import { setData } from "./json.js";
 import type { Quantity } from "./quantity.js";
+import {
+  aggregateContainerResources,
+  isHugePageResourceName,
+  isOvercommitAllowed,
+  isSupportedPodLevelResource,
+} from "./validation_resources.js";
 
 type Defaults = (object: JsonObject) => void;
 
@@ -207,6 +213,45 @@ function requestsFromLimits(containers: unknown): void {
   }
 }
 
+const size = (map: unknown): number => (isObject(map) ? Object.keys(map).length : 0);
+
+/**
+ * defaultHugePagePodLimits: a pod-level hugepage limit the pod sets neither as a limit nor as a
+ * request defaults to the containers' aggregated limit, once spec.resources sets anything.
+ */
+function hugePagePodLimits(spec: JsonObject, resources: JsonObject): void {
+  if (size(resources.limits) === 0 && size(resources.requests) === 0) return;
+  const limits = isObject(resources.limits) ? resources.limits : {};
+  const requests = isObject(resources.requests) ? resources.requests : {};
+  for (const [name, aggregate] of aggregateContainerResources(spec, "limits")) {
+    if (!isSupportedPodLevelResource(name) || !isHugePageResourceName(name)) continue;
+    if (Object.hasOwn(requests, name)) continue;
+    if (!Object.hasOwn(limits, name)) setData(limits, name, aggregate);
+  }
+  if (size(limits) > 0) resources.limits = limits;
+}
+
+/**
+ * defaultPodRequests, once spec.resources has limits: a pod-level request not set defaults to
+ * the containers' aggregated request (cpu and memory, the overcommittable supported ones),
+ * else to the pod-level limit (hugepages included).
+ */
+function podRequests(spec: JsonObject, resources: JsonObject): void {
+  if (size(resources.limits) === 0) return;
+  const limits = resources.limits as JsonObject;
+  const requests = isObject(resources.requests) ? resources.requests : {};
+  for (const [name, aggregate] of aggregateContainerResources(spec, "requests")) {
+    if (Object.hasOwn(requests, name)) continue;
+    if (isSupportedPodLevelResource(name) && isOvercommitAllowed(name))
+      setData(requests, name, aggregate);
+  }
+  for (const name of Object.keys(limits)) {
+    if (!Object.hasOwn(requests, name) && isSupportedPodLevelResource(name))
+      setData(requests, name, limits[name]);
+  }
+  if (size(requests) > 0) resources.requests = requests;
+}
+
 /** defaultHostNetworkPorts: with host networking a port's hostPort defaults to its containerPort. */
 function hostNetworkPorts(containers: unknown): void {
   if (!Array.isArray(containers)) return;
@@ -226,18 +271,20 @@ function containerStatuses(status: JsonObject, field: string): void {
   });
 }
 
-/**
- * SetObjectDefaults_Pod of `minor`: `pod.spec` is created when absent (a Go struct always
- * exists). Not ported: the pod-level resources defaulting of 1.34-1.36 (PodLevelResources on,
- * defaultHugePagePodLimits and defaultPodRequests, for a pod with `spec.resources`), declared
- * in docs/validation.md.
- */
+/** SetObjectDefaults_Pod of `minor`: `pod.spec` is created when absent (a Go struct always exists). */
 export function setObjectDefaultsPod(pod: JsonObject, minor: KubeletMinor): void {
   const spec: JsonObject = isObject(pod.spec) ? pod.spec : {};
   pod.spec = spec;
   // SetDefaults_Pod
   requestsFromLimits(spec.containers);
   requestsFromLimits(spec.initContainers);
+  // After the containers' requests, before any list is rounded (SetDefaults_ResourceList runs
+  // later): PodLevelResources is on from 1.34, and from 1.37 PodLevelResourcesFixDefaulting
+  // (on) leaves the pod-level lists as the pod gives them.
+  if (atLeast(minor, "1.34") && !atLeast(minor, "1.37") && isObject(spec.resources)) {
+    hugePagePodLimits(spec, spec.resources);
+    podRequests(spec, spec.resources);
+  }
   defaultNil(spec, "enableServiceLinks", true);
   if (spec.hostNetwork === true) {
     hostNetworkPorts(spec.containers);

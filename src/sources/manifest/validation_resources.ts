@@ -309,7 +309,7 @@ export function validateOverhead(overhead: unknown, path: string, ctx: Validatio
 
 /** resourcehelper.SupportedPodLevelResources, sorted as sets.List prints them. */
 const supportedPodLevelResources = ["cpu", "hugepages-", "memory"];
-const isSupportedPodLevelResource = (name: string): boolean =>
+export const isSupportedPodLevelResource = (name: string): boolean =>
   name === "cpu" || name === "memory" || name.startsWith(hugePagesPrefix);
 
 /** validatePodResourceName. */
@@ -342,7 +342,10 @@ function maxResourceList(list: ResourceList, other: ResourceList): void {
  * the sum of the regular and restartable init containers, raised to the largest need of any
  * init container while it runs (itself plus the restartable ones started before it).
  */
-function aggregateContainerResources(spec: JsonObject, field: "requests" | "limits"): ResourceList {
+export function aggregateContainerResources(
+  spec: JsonObject,
+  field: "requests" | "limits",
+): ResourceList {
   const of = (c: JsonObject): ResourceList =>
     new Map(entries(ptr(c.resources)?.[field]).map(([name, value]) => [name, quantityOf(value)]));
   const result: ResourceList = new Map();
