@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import type { KubeletMinor } from "../../src/core/version.js";
 import type { JsonObject } from "../../src/sources/json_object.js";
 import { setObjectDefaultsPod } from "../../src/sources/manifest/api_defaults.js";
-import { tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
+import { tryDecodePodList, tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
 import type { StaticPodOrigin } from "../../src/sources/manifest/defaults.js";
 import { ManifestError } from "../../src/sources/manifest/error.js";
 import { goSchema } from "../../src/sources/manifest/go_schema.js";
@@ -359,5 +359,23 @@ describe("pod-level resources defaulting (SetDefaults_Pod, 1.34-1.36)", () => {
     // 1.34 defaults the same requests but validates with no options (PodLevelResources off).
     for (const text of [overLimit, nanoSum])
       assert.doesNotThrow(() => tryDecodeSinglePod(Buffer.from(text), origin("1.34")));
+  });
+});
+
+describe("static pod checks of a PodList's items", () => {
+  // Up to 1.33 tryDecodePodList only validates (common.go); tryDecodeSinglePod also refuses
+  // resource claims. Found by the 1.33 campaign (seed 1, a URL body), checked with oracle-1.33.
+  const claims =
+    '{"metadata":{"name":"web"},"spec":{"resourceClaims":[{"name":"c","resourceClaimTemplateName":"t"}],"containers":[{"name":"app","image":"busybox"}]}}';
+  const list = Buffer.from(`{"apiVersion":"v1","kind":"PodList","items":[${claims}]}`);
+  test("resource claims: accepted in a list up to 1.33, refused alone; refused in both from 1.34", () => {
+    for (const minor of ["1.32", "1.33"] as const) {
+      assert.equal(tryDecodePodList(list, origin(minor)).length, 1, minor);
+      assert.equal(
+        refusal(`{"apiVersion":"v1","kind":"Pod",${claims.slice(1)}`, minor),
+        "static pods may not use ResourceClaims",
+      );
+    }
+    assert.throws(() => tryDecodePodList(list, origin("1.34")), /may not reference resourceclaims/);
   });
 });

@@ -135,7 +135,7 @@ function toStaticPod(
   if (!pod.metadata.name) throw decodeError(origin, "invalid pod: name is needed for the pod");
   applyDefaults(pod, origin);
   // The kubelet validates each PodList item on its own: no "items[i]" in the field paths.
-  const refused = validateStaticPod(pod, minor, item);
+  const refused = validateStaticPod(pod, minor, item, listItem);
   if (refused !== null) throw decodeError(origin, refused);
   return pod;
 }

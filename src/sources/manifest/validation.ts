@@ -118,15 +118,19 @@ export function validatePodCreate(pod: Pod, ctx: ValidationContext): ErrorList {
  * What the kubelet `minor` says of a defaulted static pod: null when it keeps the pod, else
  * its error text ("invalid pod: [...]", or a static pod check's message). `decoded` is the
  * pod as decoded, before it was marshalled: where the wire form drops an empty list that Go
- * validation tells from a nil one, the rule reads it there.
+ * validation tells from a nil one, the rule reads it there. `listItem`: an item of a PodList.
  */
 export function validateStaticPod(
   pod: Pod,
   minor: KubeletMinor,
   decoded: JsonObject = pod as unknown as JsonObject,
+  listItem = false,
 ): string | null {
   const ctx = { ...validationContext(minor), decoded };
   const errs = withWording(ctx.minor, () => validatePodCreate(pod, ctx));
   if (errs.length > 0) return `invalid pod: ${formatErrorList(errs)}`;
+  // Up to 1.33 only tryDecodeSinglePod runs the static pod checks; tryDecodePodList (a
+  // manifest URL's PodList) validates its items and nothing more (common.go).
+  if (listItem && ctx.minor < 34) return null;
   return staticPodReferenceError(struct(pod.spec), ctx.minor);
 }
