@@ -148,6 +148,14 @@ export const refusedBodies: readonly RegressionBody[] = [
     ),
     minors: ["1.32"],
   },
+  {
+    // The oracle-1.35 campaign (seed 41): 657 of 100,000 manifests and bodies accepted here, a
+    // false ready. 1.35's validateWorkloadReference checks podGroup (and name) even when empty;
+    // 1.36 replaced workloadRef with schedulingGroup, and up to 1.34 the field does not decode.
+    name: "a workloadRef without a podGroup (1.35)",
+    text: pod("workload-ref", "    image: nginx:1.27\n", "  workloadRef: {name: cache-0}\n"),
+    minors: ["1.35"],
+  },
 ];
 
 // Manifests the kubelet accepts where an oracle once refused them: the oracle must run the

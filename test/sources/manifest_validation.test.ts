@@ -180,3 +180,44 @@ spec:
       );
   }
 });
+
+test("a workloadRef: 1.35 validates its name and pod group even when empty, other minors drop it", () => {
+  // The oracle-1.35 campaign's counterexample (accepted here before: a false ready); upstream
+  // 1.35's validateWorkloadReference (pkg/apis/core/validation/validation.go).
+  const body = (ref: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  workloadRef: ${ref}
+  containers:
+  - {name: app, image: nginx:1.27}
+`;
+  const refusal = (ref: string, minor: (typeof KubeletMinors)[number]): string => {
+    try {
+      tryDecodeSinglePod(Buffer.from(body(ref)), origin(minor));
+    } catch (err) {
+      assert.ok(err instanceof ManifestError, String(err));
+      return err.detail;
+    }
+    return "stored";
+  };
+  for (const minor of KubeletMinors) {
+    if (minor !== "1.35") {
+      assert.equal(refusal("{name: cache-0}", minor), "stored", minor);
+      continue;
+    }
+    assert.match(
+      refusal("{name: cache-0}", minor),
+      /^invalid pod: \[spec\.workloadRef\.podGroup: Invalid value: "": a lowercase RFC 1123 label must consist of/,
+    );
+    assert.match(
+      refusal("{name: Cache, podGroup: g}", minor),
+      /spec\.workloadRef\.name: Invalid value: "Cache"/,
+    );
+    assert.match(
+      refusal("{name: c, podGroup: g, podGroupReplicaKey: Key}", minor),
+      /spec\.workloadRef\.podGroupReplicaKey: Invalid value: "Key"/,
+    );
+    assert.equal(refusal("{name: cache-0, podGroup: g, podGroupReplicaKey: r-1}", minor), "stored");
+  }
+});

@@ -42,6 +42,7 @@ import {
   validateFileKeyRefVolumes,
   validatePodHostName,
   validateSchedulingGroup,
+  validateWorkloadReference,
 } from "./validation_spec_newer.js";
 import { validateVolumes } from "./validation_volumes.js";
 
@@ -226,6 +227,9 @@ export function validatePodSpec(
     );
   if (isSet(spec.overhead)) errs.push(...validateOverhead(spec.overhead, `${path}.overhead`, ctx));
   errs.push(...validateOS(spec, path, ctx));
+  const workloadRef = ptr(spec.workloadRef);
+  if (ctx.minor === 35 && workloadRef)
+    errs.push(...validateWorkloadReference(workloadRef, `${path}.workloadRef`));
   const schedulingGroup = ptr(spec.schedulingGroup);
   if (ctx.minor >= 36 && schedulingGroup) {
     errs.push(...validateSchedulingGroup(schedulingGroup, `${path}.schedulingGroup`));

@@ -1,11 +1,15 @@
 // The pod spec rules ValidatePodSpec gained from 1.34 on (validation.go of each release in the
-// module cache): validatePodHostName and validateFileKeyRefVolumes (1.34), validateSchedulingGroup
-// (1.36). Each runs whatever the feature gate says: the kubelet does not drop disabled fields
+// module cache): validatePodHostName and validateFileKeyRefVolumes (1.34), validateWorkloadReference
+// (1.35 only: 1.36 replaced workloadRef with schedulingGroup), validateSchedulingGroup (1.36). Each runs whatever the feature gate says: the kubelet does not drop disabled fields
 // of a static pod, so a field that decodes is validated.
 import type { JsonObject } from "../json_object.js";
 import { type ErrorList, forbidden, invalid, notFound, tooLong } from "./field.js";
 import { bool, isSet, objects, ptr, str } from "./validation_json.js";
-import { nameIsDNSSubdomain, validateDNS1123Subdomain } from "./validation_names.js";
+import {
+  nameIsDNSLabel,
+  nameIsDNSSubdomain,
+  validateDNS1123Subdomain,
+} from "./validation_names.js";
 
 /** validatePodHostName (1.34+): spec.hostnameOverride. */
 export function validatePodHostName(spec: JsonObject, path: string): ErrorList {
@@ -49,6 +53,25 @@ export function validateFileKeyRefVolumes(spec: JsonObject, path: string): Error
       else if (!ptr(volume.emptyDir))
         errs.push(invalid(namePath, volumeName, "referenced volume must be of type emptyDir"));
     });
+  return errs;
+}
+
+/**
+ * validateWorkloadReference (1.35): the name a DNS subdomain (ValidateWorkloadName), the pod
+ * group a DNS label (ValidatePodGroupName), both checked even when empty; the replica key a
+ * DNS label when set (ValidatePodGroupReplicaKey).
+ */
+export function validateWorkloadReference(ref: JsonObject, path: string): ErrorList {
+  const name = str(ref.name);
+  const podGroup = str(ref.podGroup);
+  const errs: ErrorList = [
+    ...nameIsDNSSubdomain(name, false).map((msg) => invalid(`${path}.name`, name, msg)),
+    ...nameIsDNSLabel(podGroup, false).map((msg) => invalid(`${path}.podGroup`, podGroup, msg)),
+  ];
+  const key = str(ref.podGroupReplicaKey);
+  if (key !== "")
+    for (const msg of nameIsDNSLabel(key, false))
+      errs.push(invalid(`${path}.podGroupReplicaKey`, key, msg));
   return errs;
 }
 
