@@ -4,11 +4,12 @@
 // not-ready alert for the stuck http source must go pending, and clear once the source
 // recovers and podconfig_sources_ready becomes 1.
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { dashboardQueries } from "../../dashboards/queries.js";
+import { MaxManifestInfoSeries } from "../../src/telemetry/manifest_metrics.js";
 import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { FakeKubelet, makeTestPKI } from "../support/fake_kubelet.js";
@@ -21,6 +22,14 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
     t.after(() => manifests.close());
     const pods = await manifestDir();
     t.after(() => pods.remove());
+    // For the manifest panels: a backup copy that shadows etcd.yaml (a relist keeps the last
+    // file), and more refused manifests than the info series' cap, so the overflow has data.
+    await writeFile(join(pods.path, "etcd.yaml.bak"), await readFile(join(pods.path, "etcd.yaml")));
+    for (let i = 0; i <= MaxManifestInfoSeries; i++)
+      await writeFile(
+        join(pods.path, `refused-${i}.yaml`),
+        `apiVersion: v1\nkind: Pod\nmetadata: {name: refused-${i}}\nspec:\n  containers: [{name: c, image: busybox, resources: {limits: {memory: 512MB}}}]\n`,
+      );
     const dir = await mkdtemp(join(tmpdir(), "podconfig-prometheus-"));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const apiserver = await FakeApiserver.start();
@@ -79,6 +88,18 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
     const withData = new Set<string>();
     for (const { expr } of queries)
       if ((await prometheus.query(expr)).length > 0) withData.add(expr);
+
+    // The info series' overflow has data only while more manifests than the cap are refused or
+    // shadowed (refused first, so the shadowing copy is the one left out): wait for it now, then
+    // keep one refused manifest, so the backup copy gets its own info series.
+    for (const { expr } of queries.filter((q) => q.expr.includes("_info_overflow"))) {
+      await eventually(
+        async () => ((await prometheus.query(expr)).length > 0 ? true : undefined),
+        `data for ${expr} while ${MaxManifestInfoSeries + 1} manifests are refused`,
+      );
+      withData.add(expr);
+    }
+    for (let i = 1; i <= MaxManifestInfoSeries; i++) await rm(join(pods.path, `refused-${i}.yaml`));
 
     manifests.serve("haproxy");
     await eventually(

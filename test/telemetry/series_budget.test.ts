@@ -59,10 +59,20 @@ describe("series per node", () => {
   test(`3 sources, exporter metrics off: at most ${BUDGET} series`, async (t) => {
     const flags = await threeSources(t);
     const families = await seriesWhenReady(t, [...flags, "--web.disable-exporter-metrics"]);
-    // Issue 10's budget, and issue 21's allowance for the two manifest-reading sources.
-    const count = total(families) - (families.get("podconfig_manifests") ?? 0);
-    assert.ok(count <= BUDGET, `${count} series: ${JSON.stringify(Object.fromEntries(families))}`);
-    assert.ok((families.get("podconfig_manifests") ?? 0) <= 2 * ManifestSeriesPerSource);
+    // Issue 10's budget, and issue 21's allowance for the two manifest-reading sources: the
+    // verdict counts, and the missing-mirror age, present here because this fake API server
+    // holds no mirror pods (on a node whose kubelet made them the family is absent).
+    const issue21 = ["podconfig_manifests", "podconfig_missing_mirror_pod_age_seconds"]
+      .map((name) => families.get(name) ?? 0)
+      .reduce((sum, n) => sum + n, 0);
+    const count = total(families) - issue21;
+    // +1: the api source's `credentials` error reason (issue 18), at 0 from the start like
+    // every reason, so that increase() sees its first error.
+    assert.ok(
+      count <= BUDGET + 1,
+      `${count} series: ${JSON.stringify(Object.fromEntries(families))}`,
+    );
+    assert.ok(issue21 <= 2 * ManifestSeriesPerSource, `${issue21} series for issue 21`);
     // Every family the alerts, recording rules and dashboards read is there.
     for (const name of [
       "podconfig_source_ready",
