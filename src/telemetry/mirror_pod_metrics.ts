@@ -33,32 +33,33 @@ export function registerMirrorPodMetrics(
   const missing = oncePerScrape(() =>
     options.mirrorPods.missingMirrors(options.readiness().sources.map(({ source }) => source)),
   );
-  new Gauge({
-    name: "podconfig_missing_mirror_pod_age_seconds",
-    help: "Seconds since the static pod of the source that has longest had no mirror pod in the API (api source) was first seen without one; absent when every static pod has its mirror pod, or while unknown.",
-    labelNames: ["source"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const now = options.clock.now();
-      for (const { source, oldestSince } of missing()) {
-        if (oldestSince !== undefined)
-          this.set({ source }, seconds(Math.max(0, now - oldestSince)));
-      }
-    },
-  });
-  new Gauge({
-    name: "podconfig_orphaned_mirror_pod_age_seconds",
-    help: "Seconds since the oldest orphaned mirror pod of the source was first seen orphaned; absent when there is none.",
-    labelNames: ["source"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const now = options.clock.now();
-      for (const { source, oldestSince } of orphans()) {
-        if (oldestSince !== undefined)
-          this.set({ source }, seconds(Math.max(0, now - oldestSince)));
-      }
-    },
-  });
+  const ageGauge = (
+    name: string,
+    help: string,
+    entries: () => readonly { source: string; oldestSince?: number | undefined }[],
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["source"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        const now = options.clock.now();
+        for (const { source, oldestSince } of entries()) {
+          if (oldestSince !== undefined)
+            this.set({ source }, seconds(Math.max(0, now - oldestSince)));
+        }
+      },
+    });
+  ageGauge(
+    "podconfig_missing_mirror_pod_age_seconds",
+    "Seconds since the static pod of the source that has longest had no mirror pod in the API (api source) was first seen without one; absent when every static pod has its mirror pod, or while unknown.",
+    missing,
+  );
+  ageGauge(
+    "podconfig_orphaned_mirror_pod_age_seconds",
+    "Seconds since the oldest orphaned mirror pod of the source was first seen orphaned; absent when there is none.",
+    orphans,
+  );
 }
