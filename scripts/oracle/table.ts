@@ -1,20 +1,20 @@
 // npm run oracle:table: asks every claimed minor's oracle that is built (npm run oracle:build)
 // what differs between kubelet versions (test/differential/probes.ts) and writes the table into
-// docs/fidelity.md between its markers, one column per minor; a minor whose oracle is not built is
-// left out and named. test/differential/version_table.test.ts checks the columns of the
-// oracles CI builds against it.
+// docs/fidelity.md between its markers, one column per minor, and its summary into the README, one
+// row per minor; a minor whose oracle is not built is left out and named.
+// test/differential/version_table.test.ts checks the oracles CI builds against both.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeletMinors } from "../../src/core/version.js";
-import { versionFacts, versionTable } from "../../test/differential/probes.js";
+import { versionFacts, versionSummary, versionTable } from "../../test/differential/probes.js";
 import {
   probeWriter,
-  readTableDoc,
-  tableDocPath,
-  withTable,
+  versionSummaryPlace,
+  versionTablePlace,
+  writeTable,
 } from "../../test/differential/version_file.js";
 import { Oracle } from "../../test/support/oracle.js";
 import { oracleBinary } from "./pins.js";
@@ -39,7 +39,10 @@ for (const minor of built) {
     await rm(dir, { recursive: true, force: true });
   }
 }
-await writeFile(tableDocPath, withTable(await readTableDoc(), versionTable(facts)));
+await writeTable(versionTablePlace, versionTable(facts));
+await writeTable(versionSummaryPlace, versionSummary(facts));
 // As the repository's formatter writes Markdown tables, so that lint and the drift test agree.
-spawnSync("npx", ["biome", "format", "--write", tableDocPath], { stdio: "inherit" });
-console.log(versionTable(facts));
+spawnSync("npx", ["biome", "format", "--write", versionTablePlace.path, versionSummaryPlace.path], {
+  stdio: "inherit",
+});
+console.log(`${versionTable(facts)}\n\n${versionSummary(facts)}`);

@@ -178,3 +178,37 @@ export function versionTable(facts: { minor: string; facts: VersionFacts }[]): s
     );
   return lines.join("\n");
 }
+
+/** The probes of static pods that reference API objects (the table says from which release they are refused). */
+const referenceProbes = [
+  "a secret volume",
+  "a configMap env var",
+  "serviceAccountName",
+  "a persistentVolumeClaim volume",
+];
+/** The oracle issue's (#16) four invalid bodies. */
+const invalidProbes = [
+  "memory limit 512MB",
+  "cpu request 200m above limit 100m",
+  "hostPath /var/../etc",
+  "image ' nginx:1.27'",
+];
+
+/**
+ * The README's short form of the same facts, one row per version: what a source sends, the
+ * modes, the generation, and how many of each group of probes the kubelet refuses (the
+ * full table in docs/fidelity.md names each).
+ */
+export function versionSummary(facts: { minor: string; facts: VersionFacts }[]): string {
+  const refused = (f: VersionFacts, probes: string[]) =>
+    `${probes.filter((p) => f.manifests[p]?.startsWith("refused")).length} of ${probes.length}`;
+  const lines = [
+    "| kubelet | pinned | a source sends | notification modes | an update copies `generation` | static pods referencing secrets, configmaps, service accounts, PVCs: refused | memory 512MB, cpu request above limit, hostPath /var/../etc, image with a space: refused |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const { minor, facts: f } of facts)
+    lines.push(
+      `| ${minor} | ${f.release} | ${f.sourceUpdateHasOp ? "an op" : "its full set"} | ${f.modes.join(", ") || "none"} | ${f.copiesGeneration ? "yes" : "no"} | ${refused(f, referenceProbes)} | ${refused(f, invalidProbes)} |`,
+    );
+  return lines.join("\n");
+}
