@@ -8,9 +8,9 @@
 // BENCH_ROW_SECONDS (default 8) is how long each attack runs; BENCH_ROWS=0,3 runs those rows.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, get as httpGet, type Server } from "node:http";
+import { Agent, createServer, get as httpGet, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,8 +58,17 @@ interface Run {
   exit: Promise<number | null>;
 }
 
-async function startExporter(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const child = spawn(process.execPath, [...imageNodeFlags, main, "--log.format=json", ...args], {
+/**
+ * `wrap`: a command that execs the exporter in its own place (prlimit), so that the child's pid
+ * is the exporter's.
+ */
+async function startExporter(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  wrap: string[] = [],
+): Promise<Run> {
+  const command = [...wrap, process.execPath, ...imageNodeFlags, main, "--log.format=json"];
+  const child = spawn(command[0] as string, [...command.slice(1), ...args], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { PATH: process.env.PATH, ...env },
   });
@@ -101,30 +110,52 @@ function peakRssMiB(pid: number | undefined): number {
 }
 
 /**
- * The prober: GET /healthz every 100 ms until its stdin closes, then prints the longest answer
- * (ms). A refused or timed-out probe counts with its time.
+ * The prober: GET /healthz every 100 ms until its stdin closes, each on a new connection (the
+ * kubelet's HTTP probe disables keep-alive: pkg/probe/http/http.go), then prints the longest
+ * answer (ms), the probes sent and when each failed (a status outside 200-399, as the kubelet
+ * counts, or no answer within 10 s). A failed probe counts with its time.
  */
 const prober = `
+import { get } from "node:http";
 let done = false;
 let longest = 0;
+let probes = 0;
+const failedAt = [];
 process.stdin.on("end", () => { done = true; }).resume();
+const once = () => new Promise((resolve) => {
+  const request = get(process.argv[1] + "/healthz", { agent: false, timeout: 10_000 }, (response) => {
+    response.resume();
+    response.on("end", () => resolve(response.statusCode >= 200 && response.statusCode < 400));
+    response.on("error", () => resolve(false));
+  });
+  request.on("timeout", () => request.destroy());
+  request.on("error", () => resolve(false));
+});
 while (!done) {
   const started = performance.now();
-  try {
-    await fetch(process.argv[1] + "/healthz", { signal: AbortSignal.timeout(10_000) });
-  } catch {}
+  const ok = await once();
+  probes++;
+  if (!ok) failedAt.push(Date.now());
   longest = Math.max(longest, performance.now() - started);
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
-process.stdout.write(String(longest));
+process.stdout.write(JSON.stringify({ longest, probes, failedAt }));
 `;
 
+interface Probed {
+  /** The longest probe, ms. */
+  longest: number;
+  probes: number;
+  /** When each failed probe ended (ms since the epoch). */
+  failedAt: number[];
+}
+
 /**
- * Probes /healthz from a process of its own until `until` resolves; the longest answer, ms. Not
- * from this process, whose event loop runs the attack (a thousand sockets, 300 scrapers) and
- * would delay the probe's own answer.
+ * Probes /healthz from a process of its own until `until` resolves. Not from this process, whose
+ * event loop runs the attack (a thousand sockets, 300 scrapers) and would delay the probe's own
+ * answer.
  */
-async function probe(url: string, until: Promise<unknown>): Promise<number> {
+async function probe(url: string, until: Promise<unknown>): Promise<Probed> {
   const child = spawn(process.execPath, ["--input-type=module", "-e", prober, url], {
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -135,7 +166,7 @@ async function probe(url: string, until: Promise<unknown>): Promise<number> {
   await until.catch(() => undefined);
   child.stdin?.end();
   await once(child, "exit");
-  return Number(out);
+  return JSON.parse(out) as Probed;
 }
 
 async function text(url: string): Promise<string> {
@@ -151,9 +182,11 @@ interface Row {
   what: string;
   args: (dir: string, work: string) => Promise<string[]>;
   env?: NodeJS.ProcessEnv;
+  /** A command that execs the exporter (prlimit): its limits are the row's. */
+  wrap?: string[];
   /** Runs during the row (clients); resolves when the row is over. */
   attack?: (run: Run, work: string) => Promise<void>;
-  report: (run: Run) => Promise<string>;
+  report: (run: Run, probed: Probed) => Promise<string>;
   cleanup?: () => Promise<void>;
 }
 
@@ -180,7 +213,32 @@ const kubeletRow = (id: string, what: string, body: () => string): Row => ({
   },
 });
 
+/** A kubeconfig whose user is the exec plugin `script` (the API server is unreachable). */
+async function withPlugin(work: string, script: string): Promise<string[]> {
+  const plugin = join(work, "plugin.sh");
+  await writeFile(plugin, script);
+  await chmod(plugin, 0o755);
+  const kubeconfig = join(work, "kubeconfig");
+  await writeFile(
+    kubeconfig,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ${plugin}, interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+  );
+  return [`--kubeconfig=${kubeconfig}`];
+}
+
+/** The issue's `ulimit -n 256`, soft and hard: Node raises only a soft limit to the hard one. */
+const fdLimit = 256;
+
 const manySeries = "a 1\n".repeat(8_300_000);
+/**
+ * 1.6M labelled series in 32 MB, under the 32 MiB cap: the first 99,999 of a family the witness
+ * keeps (each one a series it would hold), the rest of one it drops.
+ */
+const labelledSeries =
+  Array.from(
+    { length: 99_999 },
+    (_, i) => `kubelet_runtime_operations_total{operation_type="op${i}"} 1\n`,
+  ).join("") + Array.from({ length: 1_500_001 }, (_, i) => `a{b="${i}"} 1\n`).join("");
 const hugeLabel = `kubernetes_build_info{git_version="${"x".repeat(31 << 20)}"} 1\n`;
 
 function sourcesLine(body: string): string {
@@ -203,22 +261,32 @@ function sourcesLine(body: string): string {
 
 const rows: Row[] = [
   kubeletRow("H", "kubelet /metrics: 8.3M one-token series (33 MB)", () => manySeries),
+  kubeletRow(
+    "H",
+    `kubelet /metrics: 1.6M labelled series (${(labelledSeries.length / 1e6).toFixed(0)} MB), the first 99,999 of a kept family`,
+    () => labelledSeries,
+  ),
   kubeletRow("H", "kubelet /metrics: one 31 MiB label value", () => hugeLabel),
   {
     id: "M",
     what: "exec plugin ignoring SIGTERM, leaving a child on stdout",
-    args: async (_dir, work) => {
-      const plugin = join(work, "plugin.sh");
-      await writeFile(plugin, "#!/bin/sh\ntrap '' TERM\nsleep 3600 &\nwhile :; do sleep 1; done\n");
-      await chmod(plugin, 0o755);
-      const kubeconfig = join(work, "kubeconfig");
-      await writeFile(
-        kubeconfig,
-        `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ${plugin}, interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
-      );
-      return [`--kubeconfig=${kubeconfig}`];
-    },
+    args: (_dir, work) =>
+      withPlugin(work, "#!/bin/sh\ntrap '' TERM\nsleep 3600 &\nwhile :; do sleep 1; done\n"),
     report: async (run) => sourcesLine(await text(`${run.url}/api/v1/sources`)),
+  },
+  {
+    id: "L",
+    what: "exec plugin writing 20 MB to stderr, then exiting 1",
+    args: (_dir, work) =>
+      withPlugin(work, "#!/bin/sh\nhead -c 20000000 /dev/zero | tr '\\0' e >&2\nexit 1\n"),
+    report: async (run) => {
+      const log = run.stderr();
+      const notes = [
+        ...log.matchAll(/exec plugin \S+: (\d+) more bytes of stderr dropped \(([^)]*)\)/g),
+      ];
+      const passed = log.match(/e{1000,}/g)?.map((run) => run.length) ?? [];
+      return `${sourcesLine(await text(`${run.url}/api/v1/sources`))}; the exporter's log: ${Buffer.byteLength(log)} bytes over ${notes.length} plugin runs, each passing ${[...new Set(passed)].join("/")} bytes of the plugin's stderr and noting "${notes[0]?.[1]} more bytes dropped (${notes[0]?.[2]})"`;
+    },
   },
   {
     id: "M",
@@ -394,6 +462,81 @@ const rows: Row[] = [
   },
   {
     id: "M",
+    what: "ulimit -n 256 (prlimit), 300 idle sockets reconnecting; then every descriptor taken for 3.5 s",
+    wrap: ["prlimit", `--nofile=${fdLimit}`, "--"],
+    args: async () => ["--file-check-frequency=1s"],
+    attack: async (run) => {
+      const pid = run.child.pid as number;
+      const metrics = `${run.url}/metrics`;
+      const end = Date.now() + rowMs;
+      // The cap: 300 sockets that connect, send nothing and reconnect when closed, while a
+      // scraper connects anew every 200 ms.
+      const sockets = new Set<Socket>();
+      let reconnect = true;
+      const idle = () => {
+        if (!reconnect) return;
+        const socket = connect(Number(new URL(metrics).port), "127.0.0.1");
+        sockets.add(socket);
+        socket.on("error", () => {});
+        socket.on("close", () => {
+          sockets.delete(socket);
+          setTimeout(idle, 10);
+        });
+      };
+      for (let i = 0; i < 300; i++) idle();
+      let most = { all: 0, sockets: 0, lowestFree: 0 };
+      let answered = 0;
+      let failed = 0;
+      const filePodsSeen: string[] = [];
+      while (Date.now() < end) {
+        const held = descriptors(pid);
+        if (held.all > most.all) most = held;
+        const body = await getBody(metrics, false);
+        if (body === undefined) failed++;
+        else {
+          answered++;
+          if (filePodsSeen.at(-1) !== filePods(body)) filePodsSeen.push(filePods(body));
+        }
+        await sleep(200);
+      }
+      reconnect = false;
+      for (const socket of sockets) socket.destroy();
+      await sleep(500);
+      // Every descriptor taken: the soft limit lowered to what the exporter holds, so that each
+      // open and accept fails (EMFILE) while the file source relists every second. Watched on a
+      // connection opened before.
+      const kept = new Agent({ keepAlive: true, maxSockets: 1 });
+      const errorsBefore = readErrors(await getBody(metrics, kept));
+      const taken = descriptors(pid).lowestFree;
+      const from = Date.now();
+      execFileSync("prlimit", [`--pid=${pid}`, `--nofile=${taken}:${fdLimit}`]);
+      const filePodsDuring = new Set<string>();
+      let unanswered = 0;
+      while (Date.now() < from + 3500) {
+        const body = await getBody(metrics, kept);
+        if (body === undefined) unanswered++;
+        else filePodsDuring.add(filePods(body));
+        await sleep(250);
+      }
+      execFileSync("prlimit", [`--pid=${pid}`, `--nofile=${fdLimit}`]);
+      const to = Date.now();
+      // The next relist, with descriptors again.
+      await sleep(1500);
+      const after = await getBody(metrics, false);
+      kept.destroy();
+      fdWindow = { from, to };
+      scraperResult = [
+        `cap: at most ${most.all} descriptors held (${most.sockets} sockets) under the limit of ${fdLimit}; scrapes on new connections ${answered} answered, ${failed} failed; file pods ${filePodsSeen.join(" then ")}`,
+        `soft limit lowered to ${taken}, the lowest free descriptor, for ${((to - from) / 1000).toFixed(1)} s: file pods ${[...filePodsDuring].join("/")} (${unanswered} scrapes unanswered on the kept connection), file read errors ${errorsBefore} -> ${readErrors(after)}, file pods after ${after === undefined ? "?" : filePods(after)}`,
+      ].join("; ");
+    },
+    report: async (run, probed) => {
+      const inWindow = probed.failedAt.filter((t) => t >= fdWindow.from && t <= fdWindow.to + 200);
+      return `${scraperResult}; /healthz failed ${inWindow.length} times in that window (accept: EMFILE), ${probed.failedAt.length - inWindow.length} outside it; ${sourcesLine(await text(`${run.url}/api/v1/sources`))}`;
+    },
+  },
+  {
+    id: "M",
     what: "manifest URL returning 120,000 pods",
     args: async () => {
       const items = Array.from({ length: 120_000 }, (_, i) => ({
@@ -444,6 +587,51 @@ const rows: Row[] = [
   },
 ];
 let scraperResult = "";
+let fdWindow = { from: 0, to: 0 };
+
+/**
+ * The descriptors `pid` holds now, how many are sockets, and the lowest free number: a soft limit
+ * at or below it fails every open and accept (a new descriptor takes the lowest free number).
+ */
+function descriptors(pid: number): { all: number; sockets: number; lowestFree: number } {
+  let all = 0;
+  let sockets = 0;
+  const held = new Set<number>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    all++;
+    held.add(Number(fd));
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:")) sockets++;
+    } catch {
+      // Closed since it was listed.
+    }
+  }
+  let lowestFree = 0;
+  while (held.has(lowestFree)) lowestFree++;
+  return { all, sockets, lowestFree };
+}
+
+/** `url`'s body (200 only) through `agent` (false: a connection of its own); else undefined. */
+function getBody(url: string, agent: Agent | false): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const request = httpGet(url, { agent, timeout: 10_000 }, (response) => {
+      let body = "";
+      response.setEncoding("utf8").on("data", (chunk: string) => {
+        body += chunk;
+      });
+      response.on("end", () => resolve(response.statusCode === 200 ? body : undefined));
+      response.on("error", () => resolve(undefined));
+    });
+    request.on("timeout", () => request.destroy());
+    request.on("error", () => resolve(undefined));
+  });
+}
+
+const filePods = (metrics: string) =>
+  /podconfig_source_pods\{source="file"\} (\d+)/.exec(metrics)?.[1] ?? "?";
+const readErrors = (metrics: string | undefined) =>
+  /podconfig_source_errors_total\{source="file",reason="read"\} (\d+)/.exec(metrics ?? "")?.[1] ??
+  "0";
 let addedAfter = "";
 
 /** The status of a GET sent from `localAddress` (fetch cannot choose it); 0 on failure. */
@@ -473,7 +661,7 @@ async function runRow(row: Row): Promise<string[]> {
     const common = base(dir).filter(
       (arg) => !(arg.startsWith("--node-name=") && args.some((a) => a.startsWith("--node-name="))),
     );
-    const run = await startExporter([...common, ...args], row.env);
+    const run = await startExporter([...common, ...args], row.env, row.wrap);
     healthURL = `http://127.0.0.1:${healthPort}`;
     run.health = healthURL;
     if (run.url === undefined) {
@@ -485,13 +673,14 @@ async function runRow(row: Row): Promise<string[]> {
         row.what,
         rss.toFixed(0),
         "-",
+        "-",
         `exit ${exit}: ${run.stderr().trim().slice(0, 130)}`,
       ];
     }
     const attack = row.attack ? row.attack(run, work) : sleep(rowMs);
-    const longest = await probe(healthURL, attack);
+    const probed = await probe(healthURL, attack);
     await attack;
-    const reported = await row.report(run);
+    const reported = await row.report(run, probed);
     const rss = peakRssMiB(run.child.pid);
     const stopping = performance.now();
     run.child.kill("SIGTERM");
@@ -502,7 +691,8 @@ async function runRow(row: Row): Promise<string[]> {
       row.id,
       row.what,
       rss.toFixed(0),
-      longest.toFixed(0),
+      probed.longest.toFixed(0),
+      `${probed.failedAt.length} of ${probed.probes}`,
       `${reported.replace(/\|/g, "/")}; SIGTERM: exit ${exit} in ${stopMs.toFixed(0)} ms`,
     ];
   } finally {
@@ -512,8 +702,10 @@ async function runRow(row: Row): Promise<string[]> {
 }
 
 async function benchMain(): Promise<void> {
-  console.log("| row | attack | peak RSS (MiB) | longest /healthz (ms) | reported |");
-  console.log("| --- | --- | ---: | ---: | --- |");
+  console.log(
+    "| row | attack | peak RSS (MiB) | longest /healthz (ms) | failed /healthz probes | reported |",
+  );
+  console.log("| --- | --- | ---: | ---: | ---: | --- |");
   const only = process.env.BENCH_ROWS?.split(",").map(Number);
   for (const [i, row] of rows.entries()) {
     if (only && !only.includes(i)) continue;
