@@ -412,15 +412,16 @@ const kubelet = (s: Scope) => [
     ],
   }),
   timeSeries({
-    title: "Orphaned mirror pods",
+    title: "Orphaned and stale mirror pods",
     runbooks: runbooks(s, "PodConfigOrphanedMirrorPod"),
     description:
-      "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Needs the api source.",
+      "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Stale: static pods whose mirror pod has another hash or is being deleted (the kubelet's pod sync replaces it; one that stays means that sync is not running). Needs the api source.",
     unit: "short",
     width: 12,
     height: 8,
     queries: [
       { expr: s.sel("podconfig_orphaned_mirror_pods"), legend: "{{source}} orphaned" },
+      { expr: s.sel("podconfig_stale_mirror_pods"), legend: "{{source}} stale" },
       {
         expr: s.sel("podconfig_orphaned_mirror_pod_age_seconds"),
         legend: "{{source}} oldest, seconds",

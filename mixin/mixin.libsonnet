@@ -2326,8 +2326,8 @@ local single(c, runbookParts) = {
        "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
       }
      ],
-     "title": "Orphaned mirror pods",
-     "description": "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Needs the api source.",
+     "title": "Orphaned and stale mirror pods",
+     "description": "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Stale: static pods whose mirror pod has another hash or is being deleted (the kubelet's pod sync replaces it; one that stays means that sync is not running). Needs the api source.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -2351,8 +2351,19 @@ local single(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_stale_mirror_pods{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} stale",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
        "datasource": {
         "type": "prometheus",
         "uid": "${datasource}"
@@ -6451,8 +6462,8 @@ local multi(c, runbookParts) = {
        "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
       }
      ],
-     "title": "Orphaned mirror pods",
-     "description": "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Needs the api source.",
+     "title": "Orphaned and stale mirror pods",
+     "description": "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Stale: static pods whose mirror pod has another hash or is being deleted (the kubelet's pod sync replaces it; one that stays means that sync is not running). Needs the api source.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -6476,8 +6487,19 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_stale_mirror_pods{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} stale",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
        "datasource": {
         "type": "prometheus",
         "uid": "${datasource}"

@@ -130,6 +130,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   let server: RunningServer;
   let healthServer: RunningServer | undefined;
   let webConfig: WebConfigFile | undefined;
+  const registered = () => core.readiness().sources.map(({ source }) => source);
   const status = () =>
     sourcesStatus({
       readiness: core.readiness(),
@@ -139,9 +140,10 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       startTime: core.startTime,
       now: clock.now(),
       kubelet: crossCheck?.status(core.readiness()),
-      orphanedMirrorPods: mirrorPods?.orphans(core.readiness().sources.map(({ source }) => source)),
+      orphanedMirrorPods: mirrorPods?.orphans(registered()),
       manifestSources: manifestSources(),
       manifests: manifestVerdicts(),
+      staticPodMirrors: mirrorPods?.staticPodMirrors(registered()),
     });
   try {
     webConfig =

@@ -78,6 +78,7 @@ async function main(): Promise<void> {
       "--test-concurrency=1",
       "test/real-node/manifests.e2e.ts",
       "test/real-node/api_source.e2e.ts",
+      "test/real-node/mirror_pods.e2e.ts",
     ],
     {
       cwd: repoRoot,

@@ -1,22 +1,55 @@
 // The verdict on every manifest (src/sources/verdicts.ts) where a person looks: as
 // /api/v1/manifests serves it, and as the status page's table per source (refused and
-// duplicate first, each with its reason and since when).
+// duplicate first, each with its reason and since when). With the api source, a stored
+// manifest's pod also has its mirror pod's state (src/kubelet/mirror_pods.ts).
 
+import { type MirrorPodState, type StaticPodMirror, staticPodKey } from "../kubelet/mirror_pods.js";
+import type { OrphanedMirrorPodsStatus } from "../kubelet/status.js";
 import type { ManifestVerdict } from "../sources/verdicts.js";
 import { Verdicts } from "../sources/verdicts.js";
 import { escapeHtml as e, humanSeconds, timeOfDay } from "./format.js";
 import type { Instant } from "./state.js";
 
-export interface ManifestStatus extends Omit<ManifestVerdict, "since"> {
+export interface MirrorPodStatus {
+  state: MirrorPodState;
+  /** Since when the pod's mirror pod has had this state. */
   since: Instant;
+  /** present, stale: the mirror pod's UID. */
+  uid: string | null;
 }
 
-/** Each source's verdicts, in Verdicts' order within a source. */
+export interface ManifestStatus extends Omit<ManifestVerdict, "since"> {
+  since: Instant;
+  /** stored, with the api source, once both sources listed: the pod's mirror pod. */
+  mirrorPod?: MirrorPodStatus;
+}
+
+/** Each source's verdicts, in Verdicts' order within a source; stored ones with their mirror. */
 export function manifestsStatus(
   verdicts: readonly ManifestVerdict[],
   instant: (ms: number) => Instant,
+  mirrors: readonly StaticPodMirror[] = [],
 ): ManifestStatus[] {
-  return verdicts.map((v) => ({ ...v, since: instant(v.since) }));
+  const bySourceAndName = new Map(mirrors.map((m) => [staticPodKey(m.source, m.fullName), m]));
+  return verdicts.map((v) => {
+    const mirror =
+      v.verdict === "stored" && v.pod
+        ? bySourceAndName.get(staticPodKey(v.source, v.pod.fullName))
+        : undefined;
+    return {
+      ...v,
+      since: instant(v.since),
+      ...(mirror
+        ? {
+            mirrorPod: {
+              state: mirror.state,
+              since: instant(mirror.since),
+              uid: mirror.mirrorUID ?? null,
+            },
+          }
+        : {}),
+    };
+  });
 }
 
 const pill: Record<string, string> = {
@@ -27,9 +60,21 @@ const pill: Record<string, string> = {
   stored: "ok",
 };
 
+const mirrorPill: Record<MirrorPodState, string> = { present: "ok", stale: "bad", missing: "warn" };
+
+/** The mirror pod's state under the pod, with since when when it is not present. */
+function mirrorLine(mirror: MirrorPodStatus | undefined, now: Instant): string {
+  if (!mirror) return "";
+  const ago =
+    mirror.state === "present"
+      ? ""
+      : ` for ${humanSeconds(now.sinceStartSeconds - mirror.since.sinceStartSeconds)}`;
+  return `<small class="mirror" data-mirror="${e(mirror.state)}">mirror pod <span class="pill ${mirrorPill[mirror.state]}">${e(mirror.state)}</span>${e(ago)}</small>`;
+}
+
 function row(m: ManifestStatus, now: Instant): string {
   const pod = m.pod
-    ? `<code>${e(m.pod.fullName)}</code><small>uid ${e(m.pod.uid)}</small>`
+    ? `<code>${e(m.pod.fullName)}</code><small>uid ${e(m.pod.uid)}</small>${mirrorLine(m.mirrorPod, now)}`
     : `<span class="muted">—</span>`;
   const reason =
     m.verdict === "duplicate"
@@ -52,6 +97,7 @@ export function manifestsTables(
   manifests: readonly ManifestStatus[],
   sources: readonly string[],
   now: Instant,
+  orphans: readonly OrphanedMirrorPodsStatus[] = [],
 ): string {
   const tables: string[] = [];
   for (const source of sources) {
@@ -66,7 +112,12 @@ export function manifestsTables(
       own.length > 0
         ? own.map((m) => row(m, now)).join("\n")
         : `<tr><td colspan="5" class="muted">No manifest read yet.</td></tr>`;
-    tables.push(`<h2>Manifests of <code>${e(source)}</code> <small>${e(counts)}</small></h2>
+    // A mirror pod whose static pod is gone has no manifest: said under the heading.
+    const orphaned = orphans.find((o) => o.source === source && o.count > 0);
+    const orphanLine = orphaned
+      ? `\n<p class="orphaned-mirrors" data-source="${e(source)}" data-count="${orphaned.count}">${orphaned.count} orphaned mirror pod${orphaned.count === 1 ? "" : "s"} (no static pod of their name; only the kubelet's housekeeping deletes them), the oldest since ${e(orphaned.oldestSince ?? "")}</p>`
+      : "";
+    tables.push(`<h2>Manifests of <code>${e(source)}</code> <small>${e(counts)}</small></h2>${orphanLine}
 <table class="manifests" data-source="${e(source)}">
 <thead><tr><th scope="col">Manifest</th><th scope="col">Verdict</th><th scope="col">Pod</th><th scope="col">Reason</th><th scope="col">Since</th></tr></thead>
 <tbody>

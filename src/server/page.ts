@@ -148,7 +148,7 @@ function statusSection(status: SourcesStatus): string {
   return `<main id="status" data-ready="${status.ready}">
 ${banner(status)}
 ${sourcesTable(status)}
-${manifestsTables(status.manifests, status.manifestSources, status.now)}
+${manifestsTables(status.manifests, status.manifestSources, status.now, status.orphanedMirrorPods)}
 ${summary(status)}
 </main>`;
 }

@@ -3,7 +3,7 @@
 // and relative to the start of the readiness clock.
 import type { Readiness } from "../core/readiness.js";
 import type { FollowedVersion } from "../core/version.js";
-import type { OrphanedMirrorPods } from "../kubelet/mirror_pods.js";
+import type { OrphanedMirrorPods, StaticPodMirror } from "../kubelet/mirror_pods.js";
 import {
   type KubeletStatus,
   type OrphanedMirrorPodsStatus,
@@ -80,6 +80,8 @@ export interface StatusInput {
   orphanedMirrorPods?: readonly OrphanedMirrorPods[];
   manifestSources?: readonly string[];
   manifests?: readonly ManifestVerdict[];
+  /** The mirror pod of each static pod, where known (api source configured and listed). */
+  staticPodMirrors?: readonly StaticPodMirror[];
 }
 
 export function sourcesStatus(input: StatusInput): SourcesStatus {
@@ -136,7 +138,7 @@ export function sourcesStatus(input: StatusInput): SourcesStatus {
     kubelet: input.kubelet ?? null,
     orphanedMirrorPods: orphanedMirrorPodsStatus(input.orphanedMirrorPods ?? []),
     manifestSources: [...(input.manifestSources ?? [])],
-    manifests: manifestsStatus(input.manifests ?? [], instant),
+    manifests: manifestsStatus(input.manifests ?? [], instant, input.staticPodMirrors),
   };
 }
 

@@ -119,7 +119,7 @@ export const collectors: readonly Collector[] = [
   {
     name: "mirror",
     enabledByDefault: true,
-    help: "Orphaned mirror pods (only with the api source and a file or http source): mirror pods whose static pod is gone, by source, and the age of the oldest.",
+    help: "Mirror pods (only with the api source and a file or http source), by source: orphaned ones (their static pod is gone) and the age of the oldest, the age of the oldest static pod without one, and static pods whose mirror pod is stale (another hash, or being deleted) while there are some.",
     register(c) {
       if (c.mirrorPods && c.clock) {
         registerMirrorPodMetrics(c.registry, {

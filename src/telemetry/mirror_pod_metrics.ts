@@ -1,9 +1,11 @@
-// Orphaned mirror pods by the static source they came from (src/kubelet/mirror_pods.ts): how
-// many, and since when the oldest has been orphaned. Absent while not known.
+// Mirror pods by the static source they came from (src/kubelet/mirror_pods.ts): orphaned ones,
+// how many and since when the oldest; static pods without one, since when the oldest; static
+// pods whose mirror pod is stale, how many, only while there are some (a node with nothing
+// wrong adds no series for it). Absent while not known.
 import { Gauge, type Registry, type RegistryContentType } from "prom-client";
 import type { Clock } from "../core/deps.js";
 import type { Readiness } from "../core/readiness.js";
-import type { MirrorPodView } from "../kubelet/mirror_pods.js";
+import type { MirrorPodView, OrphanedMirrorPods } from "../kubelet/mirror_pods.js";
 import { oncePerScrape } from "./per_scrape.js";
 import { seconds } from "./units.js";
 
@@ -17,26 +19,16 @@ export function registerMirrorPodMetrics(
   registry: Registry<RegistryContentType>,
   options: MirrorPodMetricsOptions,
 ): void {
-  const orphans = oncePerScrape(() =>
-    options.mirrorPods.orphans(options.readiness().sources.map(({ source }) => source)),
-  );
-  new Gauge({
-    name: "podconfig_orphaned_mirror_pods",
-    help: "Mirror pods of this node (api source) whose static pod is gone from the file or http source they came from; only the kubelet's housekeeping deletes them. Absent until both sources have listed.",
-    labelNames: ["source"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const { source, count } of orphans()) this.set({ source }, count);
-    },
-  });
-  const missing = oncePerScrape(() =>
-    options.mirrorPods.missingMirrors(options.readiness().sources.map(({ source }) => source)),
-  );
-  const ageGauge = (
+  const registered = () => options.readiness().sources.map(({ source }) => source);
+  const orphans = oncePerScrape(() => options.mirrorPods.orphans(registered()));
+  const stale = oncePerScrape(() => options.mirrorPods.staleMirrors(registered()));
+  const missing = oncePerScrape(() => options.mirrorPods.missingMirrors(registered()));
+  /** A gauge per source of `entries`: its `value`, none where that is undefined. */
+  const perSource = (
     name: string,
     help: string,
-    entries: () => readonly { source: string; oldestSince?: number | undefined }[],
+    entries: () => readonly OrphanedMirrorPods[],
+    value: (entry: OrphanedMirrorPods, now: number) => number | undefined,
   ) =>
     new Gauge({
       name,
@@ -46,20 +38,36 @@ export function registerMirrorPodMetrics(
       collect() {
         this.reset();
         const now = options.clock.now();
-        for (const { source, oldestSince } of entries()) {
-          if (oldestSince !== undefined)
-            this.set({ source }, seconds(Math.max(0, now - oldestSince)));
+        for (const entry of entries()) {
+          const v = value(entry, now);
+          if (v !== undefined) this.set({ source: entry.source }, v);
         }
       },
     });
-  ageGauge(
+  const age = ({ oldestSince }: OrphanedMirrorPods, now: number) =>
+    oldestSince === undefined ? undefined : seconds(Math.max(0, now - oldestSince));
+  perSource(
+    "podconfig_orphaned_mirror_pods",
+    "Mirror pods of this node (api source) whose static pod is gone from the file or http source they came from; only the kubelet's housekeeping deletes them. Absent until both sources have listed.",
+    orphans,
+    ({ count }) => count,
+  );
+  perSource(
+    "podconfig_stale_mirror_pods",
+    "Static pods of the source whose mirror pod in the API (api source) is stale: its kubernetes.io/config.mirror differs from the static pod's kubernetes.io/config.hash, or it is being deleted. The kubelet's pod sync deletes and recreates such a mirror pod, so one that stays means that sync is not running. Present only while there are some.",
+    stale,
+    ({ count }) => (count > 0 ? count : undefined),
+  );
+  perSource(
     "podconfig_missing_mirror_pod_age_seconds",
     "Seconds since the static pod of the source that has longest had no mirror pod in the API (api source) was first seen without one; absent when every static pod has its mirror pod, or while unknown.",
     missing,
+    age,
   );
-  ageGauge(
+  perSource(
     "podconfig_orphaned_mirror_pod_age_seconds",
     "Seconds since the oldest orphaned mirror pod of the source was first seen orphaned; absent when there is none.",
     orphans,
+    age,
   );
 }

@@ -17,6 +17,16 @@ import { FakeApiserver } from "../support/fake_apiserver.js";
 import { ManualClock, mirrorPod } from "../support/pods.js";
 
 const set = (source: string, pods: Pod[]) => ({ op: "SET" as const, source, pods });
+/** The static pod a mirror pod was made from: its name, and `hash` as its config.hash. */
+const staticOf = (mirror: Pod, hash: string): Pod => ({
+  ...mirror,
+  metadata: {
+    name: mirror.metadata?.name ?? "",
+    namespace: "kube-system",
+    uid: hash,
+    annotations: { "kubernetes.io/config.hash": hash, "kubernetes.io/config.source": "file" },
+  },
+});
 const sink = { send: async () => {} };
 
 describe("MirrorPodView", () => {
@@ -27,7 +37,7 @@ describe("MirrorPodView", () => {
     const file = view.wrap("file", sink);
     const registered = ["file", "api"];
     const etcd = mirrorPod("etcd-n", "file");
-    const staticEtcd = { ...etcd, metadata: { name: "etcd-n", namespace: "kube-system" } };
+    const staticEtcd = staticOf(etcd, "abc");
     await file.send(set("file", [staticEtcd]));
     assert.deepEqual(view.missingMirrors(registered), [], "api not listed yet: unknown");
     await api.send(set("api", []));
@@ -39,9 +49,22 @@ describe("MirrorPodView", () => {
     assert.deepEqual(view.missingMirrors(registered), [
       { source: "file", count: 1, oldestSince: since },
     ]);
-    // A mirror pod of another source does not count; the file's own does.
-    await api.send(set("api", [mirrorPod("etcd-n", "http")]));
-    assert.equal(view.missingMirrors(registered)[0]?.count, 1);
+    // The kubelet pairs by full name whatever the source: the mirror pod of another source
+    // with the same name is this static pod's, stale (not missing).
+    const fromHTTP = mirrorPod("etcd-n", "http");
+    await api.send(
+      set("api", [
+        {
+          ...fromHTTP,
+          metadata: {
+            ...fromHTTP.metadata,
+            annotations: { ...fromHTTP.metadata?.annotations, "kubernetes.io/config.mirror": "h" },
+          },
+        },
+      ]),
+    );
+    assert.equal(view.missingMirrors(registered)[0]?.count, 0);
+    assert.equal(view.staleMirrors(registered)[0]?.count, 1);
     await api.send(set("api", [etcd]));
     assert.deepEqual(view.missingMirrors(registered), [
       { source: "file", count: 0, oldestSince: undefined },
@@ -52,6 +75,91 @@ describe("MirrorPodView", () => {
     assert.deepEqual(view.missingMirrors(registered), [
       { source: "file", count: 1, oldestSince: clock.now() },
     ]);
+  });
+
+  test("each static pod's mirror pod: present, stale (another hash, or being deleted), missing, each since when, as the kubelet's IsMirrorPodOf", async () => {
+    const clock = new ManualClock();
+    const view = new MirrorPodView(clock);
+    const api = view.wrap("api", sink);
+    const file = view.wrap("file", sink);
+    const registered = ["file", "api"];
+    const mirror = (hash: string, extra: Record<string, unknown> = {}): Pod => {
+      const pod = mirrorPod("etcd-n", "file", `mirror-${hash}`);
+      const annotations = { ...pod.metadata?.annotations, "kubernetes.io/config.mirror": hash };
+      return { ...pod, metadata: { ...pod.metadata, annotations, ...extra } };
+    };
+    await file.send(set("file", [staticOf(mirrorPod("etcd-n", "file"), "h1")]));
+    await api.send(set("api", [mirror("h1")]));
+    const start = clock.now();
+    assert.deepEqual(view.staticPodMirrors(registered), [
+      {
+        source: "file",
+        fullName: "etcd-n_kube-system",
+        state: "present",
+        since: start,
+        mirrorUID: "mirror-h1",
+      },
+    ]);
+    // The manifest changes: its hash is h2, the mirror pod still says h1.
+    clock.advance(1_000);
+    await file.send(set("file", [staticOf(mirrorPod("etcd-n", "file"), "h2")]));
+    assert.deepEqual(view.staticPodMirrors(registered), [
+      {
+        source: "file",
+        fullName: "etcd-n_kube-system",
+        state: "stale",
+        since: clock.now(),
+        mirrorUID: "mirror-h1",
+      },
+    ]);
+    const staleSince = clock.now();
+    clock.advance(1_000);
+    assert.deepEqual(view.staleMirrors(registered), [
+      { source: "file", count: 1, oldestSince: staleSince },
+    ]);
+    assert.deepEqual(view.missingMirrors(registered), [
+      { source: "file", count: 0, oldestSince: undefined },
+    ]);
+    // The kubelet deletes it: missing until it creates the new one.
+    await api.send(set("api", []));
+    assert.equal(view.staticPodMirrors(registered)[0]?.state, "missing");
+    await api.send(set("api", [mirror("h2")]));
+    assert.equal(view.staticPodMirrors(registered)[0]?.state, "present");
+    // A mirror pod with the right hash that is being deleted is stale too.
+    await api.send(set("api", [mirror("h2", { deletionTimestamp: "2026-01-01T00:00:00Z" })]));
+    assert.equal(view.staticPodMirrors(registered)[0]?.state, "stale");
+    assert.deepEqual(view.orphans(registered), [
+      { source: "file", count: 0, oldestSince: undefined },
+    ]);
+    // Unknown (none) until the api source has listed again after a reset.
+    view.forgetListings();
+    assert.deepEqual(view.staticPodMirrors(registered), []);
+    assert.deepEqual(view.staleMirrors(registered), []);
+  });
+
+  test("a mirror pod is orphaned only when no static source holds its full name (the kubelet's pod manager)", async () => {
+    const clock = new ManualClock();
+    const view = new MirrorPodView(clock);
+    const registered = ["file", "http", "api"];
+    await view.wrap("api", sink).send(set("api", [mirrorPod("etcd-n", "file")]));
+    await view.wrap("file", sink).send(set("file", []));
+    await view.wrap("http", sink).send(set("http", [staticOf(mirrorPod("etcd-n", "http"), "x")]));
+    assert.deepEqual(view.orphans(registered), [
+      { source: "file", count: 0, oldestSince: undefined },
+      { source: "http", count: 0, oldestSince: undefined },
+    ]);
+    // It is the http static pod's mirror pod, and stale (its hash is the file pod's).
+    assert.deepEqual(view.staleMirrors(registered)[1], {
+      source: "http",
+      count: 1,
+      oldestSince: clock.now(),
+    });
+    await view.wrap("http", sink).send(set("http", []));
+    assert.deepEqual(view.orphans(registered)[0], {
+      source: "file",
+      count: 1,
+      oldestSince: clock.now(),
+    });
   });
 
   test("orphans by source, with the time since first seen; unknown until both listed", async () => {

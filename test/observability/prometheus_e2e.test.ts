@@ -36,6 +36,13 @@ describe("a real Prometheus scraping the exporter with the shipped rules", () =>
     t.after(() => apiserver.close());
     // A mirror pod whose static pod is in no source: an orphan, for the orphaned mirror panels.
     apiserver.addPod(mirrorPod("kube-scheduler-test-node", "file"));
+    // A static pod whose mirror pod has another hash ("abc", not its UID): stale, for the stale
+    // mirror series (etcd's has none: missing, for the missing mirror panel).
+    await writeFile(
+      join(pods.path, "proxy.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: proxy, namespace: kube-system}\nspec:\n  containers: [{name: c, image: busybox}]\n",
+    );
+    apiserver.addPod(mirrorPod("proxy-test-node", "file"));
     // A live fake kubelet for the cross-check panels.
     const pki = await makeTestPKI();
     t.after(() => pki.remove());

@@ -21,6 +21,7 @@ import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { signed } from "../support/certs.js";
 import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
+import { kubectlWith } from "./kubectl.js";
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -45,14 +46,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = bound):
   }
 }
 
-function kubectl(args: string[], input?: string): string {
-  return execFileSync("kubectl", [`--kubeconfig=${adminKubeconfig}`, ...args], {
-    encoding: "utf8",
-    input,
-    stdio: ["pipe", "pipe", "pipe"],
-    timeout: 60_000,
-  }).trim();
-}
+const kubectl = kubectlWith(adminKubeconfig);
 
 const work = mkdtempSync(join(tmpdir(), "realnode-api-"));
 /** The source's own user, so the audit log tells its requests from everyone else's. */

@@ -53,6 +53,7 @@ export const crossCheckCatalogue: Readonly<Record<string, "gauge" | "counter">> 
   podconfig_kubelet_poll_errors_total: "counter",
   podconfig_kubelet_restarts_total: "counter",
   podconfig_orphaned_mirror_pods: "gauge",
+  podconfig_stale_mirror_pods: "gauge",
   podconfig_orphaned_mirror_pod_age_seconds: "gauge",
   podconfig_missing_mirror_pod_age_seconds: "gauge",
   podconfig_manifests: "gauge",
