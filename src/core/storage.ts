@@ -51,9 +51,11 @@ export interface PodStorageOptions {
 export class PodStorage {
   private readonly pods = new Map<string, PodMap>();
   /**
-   * Source maps known to hold no two pods with one full name: built by a SET (whose duplicate
-   * names were dropped) and changed since only by removals. ADD, UPDATE and DELETE can add a
-   * second pod under a name already stored, and take a map out.
+   * Source maps whose last-sent pods (`sent`) hold no two with one full name: built by a SET
+   * (whose duplicate names were dropped) and changed since only by removals. ADD, UPDATE and
+   * DELETE can add a second pod under a name already sent, and take a map out. The stored pods'
+   * own names say nothing here: a merge never copies the name, so a UID first stored under one
+   * name keeps it while the source sends it under another.
    */
   private readonly namesUnique = new WeakSet<PodMap>();
   /** Sources that have sent at least one SET, with the time of the first. */
@@ -204,16 +206,17 @@ export class PodStorage {
   }
 
   /**
-   * A SET that sends the stored pods again, by UID and full name, in the order they are stored
-   * (a resync): the common case, checked without hashing a key or building a name set. The
-   * names are then unique because the stored ones are.
+   * A SET that sends the last-sent pods again, by UID and full name, in the order they are
+   * stored (a resync): the common case, checked without hashing a key or building a name set.
+   * The names are then unique because the last-sent ones were. Compared with what was sent, not
+   * with the stored pod, whose name may be an older one (namesUnique).
    */
   private resendsStored(newPods: Pod[], pods: PodMap): boolean {
     if (newPods.length !== pods.size || !this.namesUnique.has(pods)) return false;
     let i = 0;
-    for (const [uid, { pod }] of pods) {
+    for (const [uid, { sent }] of pods) {
       const ref = newPods[i++] as Pod;
-      if (podUID(ref) !== uid || !sameFullName(ref, pod)) return false;
+      if (podUID(ref) !== uid || !sameFullName(ref, sent)) return false;
     }
     return true;
   }

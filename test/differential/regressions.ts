@@ -1,7 +1,8 @@
-// Manifests the kubelet refuses that this copy once accepted (issue 16): each stays a case of
-// every differential run, as a file and as the manifest URL's body, for the minors named
-// (every minor when none are).
+// Manifests the kubelet refuses that this copy once accepted (issue 16), and op sequences whose
+// notifications once differed: each stays a case of every differential run (a manifest as a file
+// and as the manifest URL's body), for the minors named (every minor when none are).
 import type { KubeletMinor } from "../../src/core/version.js";
+import type { GoPodForm, OpSequence } from "../support/merge_gen.js";
 
 export interface RegressionBody {
   name: string;
@@ -255,5 +256,56 @@ items:
       "  volumes:\n  - {name: v, image: {reference: busybox, pullPolicy: IfNotPresent}}\n",
     ),
     minors: ["1.33", "1.34", "1.35", "1.36", "1.37"],
+  },
+];
+
+export interface RegressionSequence {
+  name: string;
+  /** In the release's pod form, as merge_gen.ts writes its pool. */
+  sequence: (form: GoPodForm) => OpSequence;
+}
+
+/** A pod as merge_gen.ts's pool writes it. */
+const pooled =
+  (form: GoPodForm) => (uid: string, namespace: string, name: string, image: string) => ({
+    metadata: {
+      name,
+      namespace,
+      uid,
+      ...(form.nullCreationTimestamp ? { creationTimestamp: null } : {}),
+      labels: { app: "y" },
+    },
+    spec: { containers: [{ name: "c", image, resources: {} }] },
+    status: {},
+  });
+
+export const divergedSequences: readonly RegressionSequence[] = [
+  {
+    // The 1.34 campaign of session 6 (seed 63), shrunk: uid-4 is first stored as pod-0/b, then
+    // sent as pod-3/a beside uid-0 as pod-0/b (stored under its first name, as the kubelet keeps
+    // it), then both are sent as pod-0/b. The kubelet drops the second pod-0/b as a duplicate
+    // name and removes uid-4; this copy took the last SET for a resync of the stored pods (their
+    // stored names matched) and updated both.
+    name: "a UID stored under an older name, then sent under a name another UID has",
+    sequence: (form) => {
+      const pod = pooled(form);
+      return {
+        mode: "incremental",
+        sources: ["file", "api"],
+        steps: [
+          { source: "api", op: "UPDATE", pods: [pod("uid-4", "b", "pod-0", "v1")] },
+          {
+            source: "api",
+            op: "SET",
+            pods: [pod("uid-0", "b", "pod-0", "v2"), pod("uid-4", "a", "pod-3", "v2")],
+          },
+          {
+            source: "api",
+            op: "SET",
+            pods: [pod("uid-0", "b", "pod-0", "v3"), pod("uid-4", "b", "pod-0", "v3")],
+          },
+        ],
+      };
+    },
   },
 ];

@@ -13,11 +13,21 @@ import { HostileKubeletVerdicts, writeHostileDirectory } from "../support/hostil
 import { Oracle } from "../support/oracle.js";
 import { loadPodSchema } from "../support/pod_schema.js";
 import { report, runCampaign, undeclared } from "./campaign.js";
-import { type CaseContext, fileBatchDifferences, urlDifferences } from "./cases.js";
+import {
+  type CaseContext,
+  fileBatchDifferences,
+  mergeDifferences,
+  urlDifferences,
+} from "./cases.js";
 import { declaredFor } from "./declared.js";
 import { ManifestServer } from "./ours.js";
-import { acceptedBodies, type RegressionBody, refusedBodies } from "./regressions.js";
-import { kubeletListFiles, kubeletPollURL } from "./theirs.js";
+import {
+  acceptedBodies,
+  divergedSequences,
+  type RegressionBody,
+  refusedBodies,
+} from "./regressions.js";
+import { kubeletListFiles, kubeletPodForm, kubeletPollURL } from "./theirs.js";
 import { directoryVerdictDifferences, kubeletVerdicts } from "./verdicts.js";
 
 /** The sample's size: a few thousand cases per minor. */
@@ -72,6 +82,12 @@ export function differentialSample(minor: KubeletMinor): void {
         assert.equal(kubelet.sent.length, 1);
         assert.deepEqual(await undeclaredFileDifferences(bytes), []);
         assert.deepEqual(await urlDifferences(ctx, bytes), []);
+      });
+
+    for (const { name, sequence } of divergedSequences)
+      test(`notifications as the kubelet's for an op sequence that once differed: ${name}`, async () => {
+        const form = await kubeletPodForm(ctx.request);
+        assert.deepEqual(await mergeDifferences(ctx, sequence(form)), []);
       });
 
     test("verdicts on issue 21's directory (four refused bodies, a .bak copy, a dotfile, a valid pod, a subdirectory) are the kubelet's", async () => {
