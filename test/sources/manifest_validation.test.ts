@@ -221,3 +221,28 @@ spec:
     assert.equal(refusal("{name: cache-0, podGroup: g, podGroupReplicaKey: r-1}", minor), "stored");
   }
 });
+
+// validateFieldAllowList compares an ephemeral container's `resources` with its zero value: a
+// container without resources (the wire form's `resources: {}`) has none forbidden, one with an
+// empty `limits` map has (a map, not nil). Texts as oracle-1.32 and oracle-1.37 give them.
+describe("an ephemeral container's resources, as validateFieldAllowList reads them", () => {
+  const ephemeral = (extra: string) =>
+    `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"q"},"spec":{"containers":[{"name":"a","image":"b"}],"ephemeralContainers":[{"name":"g","image":"p"${extra}}]}}`;
+  const onCreate = "spec.ephemeralContainers: Forbidden: cannot be set on create";
+  for (const minor of KubeletMinors)
+    test(`kubelet ${minor}`, () => {
+      for (const [extra, text] of [
+        ["", `invalid pod: [${onCreate}]`],
+        [`,"resources":null`, `invalid pod: [${onCreate}]`],
+        [
+          `,"resources":{"limits":{}}`,
+          `invalid pod: [spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container ${onCreate}]`,
+        ],
+      ] as const)
+        assert.throws(
+          () => tryDecodeSinglePod(Buffer.from(ephemeral(extra)), origin(minor)),
+          (err) => err instanceof ManifestError && err.detail === text,
+          `${extra || "no resources"} (${minor})`,
+        );
+    });
+});

@@ -2,7 +2,7 @@
 // validateInitContainers, validateEphemeralContainers, validateContainerCommon, ports,
 // volume mounts and devices, probes, lifecycle handlers, resize policy, host port conflicts,
 // validateContainerOnlyForPod's image whitespace).
-import type { JsonObject } from "../json_object.js";
+import { isObject, type JsonObject } from "../json_object.js";
 import {
   byteLength,
   duplicate,
@@ -253,6 +253,7 @@ export function validateEphemeralContainers(
   const otherNames = new Set<string>();
   for (const c of [...objects(containers), ...objects(initContainers)]) otherNames.add(str(c.name));
   const allNames = new Set(otherNames);
+  const decoded = objects(ptr(pod.ctx.decoded?.spec)?.ephemeralContainers);
   items.forEach((ec, i) => {
     const at = `${path}[${i}]`;
     errs.push(...validateContainerCommon(ec, at, pod));
@@ -264,7 +265,7 @@ export function validateEphemeralContainers(
     if (target !== "" && !otherNames.has(target))
       errs.push(notFound(`${at}.targetContainerName`, target));
     for (const [field, value] of Object.entries(ec))
-      if (!allowedEphemeralContainerFields.has(field) && isNonZero(value))
+      if (!allowedEphemeralContainerFields.has(field) && isSetField(field, value, decoded[i]))
         errs.push(forbidden(`${at}.${field}`, "cannot be set for an Ephemeral Container"));
     objects(ec.volumeMounts).forEach((vm, j) => {
       if (str(vm.subPath) !== "")
@@ -287,6 +288,20 @@ function isNonZero(value: unknown): boolean {
   if (value === undefined || value === null || value === false || value === 0 || value === "")
     return false;
   return true;
+}
+
+/**
+ * validateFieldAllowList's test, reflect.DeepEqual against the field's zero value: `resources`
+ * is the one struct held by value (the others are pointers, slices and scalars), and it is
+ * zero when none of limits, requests and claims is there as decoded (`{}` too is a map, not
+ * nil). The wire form cannot tell: it drops an empty map and has `resources: {}` always.
+ */
+function isSetField(field: string, value: unknown, decoded: JsonObject | undefined): boolean {
+  if (field !== "resources" || !isObject(value)) return isNonZero(value);
+  const asDecoded = ptr(decoded?.resources) ?? value;
+  return ["limits", "requests", "claims"].some(
+    (key) => asDecoded[key] !== undefined && asDecoded[key] !== null,
+  );
 }
 
 const terminationMessagePolicies = ["File", "FallbackToLogsOnError"];
