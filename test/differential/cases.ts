@@ -29,7 +29,14 @@ import {
   runMerge,
 } from "./ours.js";
 import { kubeletListFiles, kubeletMerge, kubeletPollURL, type OracleRequest } from "./theirs.js";
-import { kubeletVerdicts, ourVerdicts, verdictDifferences } from "./verdicts.js";
+import {
+  kubeletURLVerdicts,
+  kubeletVerdicts,
+  ourURLVerdicts,
+  ourVerdicts,
+  urlVerdictDifferences,
+  verdictDifferences,
+} from "./verdicts.js";
 
 type JsonObject = { [key: string]: unknown };
 
@@ -190,8 +197,14 @@ export async function urlDifferences(ctx: CaseContext, body: Buffer): Promise<Di
       rule: `url: accepted by the kubelet, refused here: ${errorField(ours.error)}`,
       detail: ours.error,
     });
-  if (out.length > 0) return out;
-  return sentDifferences(ctx.minor, ours.sent, theirs.sent, "url");
+  // The verdict on each pod of the body (or on the body refused whole): a divergence above is
+  // one here too, and the verdicts add the refusal text and which pod of a name is held.
+  const verdicts = urlVerdictDifferences(
+    ourURLVerdicts(ours.verdicts, ours.url),
+    await kubeletURLVerdicts(ctx.request, theirs),
+  );
+  if (out.length > 0) return [...out, ...verdicts];
+  return [...sentDifferences(ctx.minor, ours.sent, theirs.sent, "url"), ...verdicts];
 }
 
 /** An op sequence through both PodConfigs: per step, the updates emitted and the sources stored. */

@@ -130,7 +130,8 @@ export function podDifferences(ours: JsonObject, theirs: JsonObject, prefix = "p
 
 /**
  * Pairs two sets of pods by namespace/name, maps our UIDs to the kubelet's, and lists every
- * difference: a pod only one side has, or a field of a paired pod.
+ * difference: a pod only one side has, or a field of a paired pod. Pods of the same name (a
+ * manifest URL's list may name one twice; its source sends both) are paired in their order.
  */
 export function podSetDifferences(
   ours: JsonObject[],
@@ -138,29 +139,32 @@ export function podSetDifferences(
   what: string,
 ): Difference[] {
   const differences: Difference[] = [];
-  const theirsByKey = new Map(theirs.map((p) => [podKey(p), p]));
-  const oursByKey = new Map(ours.map((p) => [podKey(p), p]));
-  for (const [key, pod] of oursByKey) {
-    const other = theirsByKey.get(key);
-    if (!other) {
-      differences.push({ rule: `${what}: a pod only here`, detail: key });
-      continue;
-    }
-    for (const d of podDifferences(
-      mapped(pod, meta(other).uid),
-      mapped(other, meta(other).uid),
-      what,
-    ))
-      differences.push({ ...d, detail: `${key} ${d.detail}` });
-  }
-  for (const key of theirsByKey.keys())
-    if (!oursByKey.has(key))
-      differences.push({ rule: `${what}: a pod only in the kubelet`, detail: key });
-  if (ours.length !== oursByKey.size || theirs.length !== theirsByKey.size)
-    differences.push({
-      rule: `${what}: pods with the same name`,
-      detail: `here ${ours.length} (${oursByKey.size} names), kubelet ${theirs.length} (${theirsByKey.size} names)`,
+  const byKey = (pods: JsonObject[]) => {
+    const groups = new Map<string, JsonObject[]>();
+    for (const pod of pods) groups.set(podKey(pod), [...(groups.get(podKey(pod)) ?? []), pod]);
+    return groups;
+  };
+  const theirsByKey = byKey(theirs);
+  const oursByKey = byKey(ours);
+  for (const [key, pods] of oursByKey) {
+    const others = theirsByKey.get(key) ?? [];
+    pods.forEach((pod, i) => {
+      const other = others[i];
+      if (!other) {
+        differences.push({ rule: `${what}: a pod only here`, detail: key });
+        return;
+      }
+      for (const d of podDifferences(
+        mapped(pod, meta(other).uid),
+        mapped(other, meta(other).uid),
+        what,
+      ))
+        differences.push({ ...d, detail: `${key} ${d.detail}` });
     });
+  }
+  for (const [key, others] of theirsByKey)
+    for (let i = oursByKey.get(key)?.length ?? 0; i < others.length; i++)
+      differences.push({ rule: `${what}: a pod only in the kubelet`, detail: key });
   return differences;
 }
 

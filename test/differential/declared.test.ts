@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { declaredDivergences } from "./declared.js";
+import { declaredDivergences, declaredFor } from "./declared.js";
+import { RefusalTextPaths } from "./refusal_text_paths.js";
 
 test("each declared divergence has its section in docs/validation.md", async () => {
   const doc = await readFile(
@@ -14,4 +15,29 @@ test("each declared divergence has its section in docs/validation.md", async () 
   const ids = declaredDivergences.map((d) => d.id);
   assert.equal(new Set(ids).size, ids.length, "ids are unique");
   for (const id of ids) assert.ok(doc.includes(`\n### ${id}\n`), `docs/validation.md: ### ${id}`);
+});
+
+test("refusal-texts covers the field paths where texts were seen to part, for file and URL verdicts, and nothing else", () => {
+  const at = (path: string, what = "file") =>
+    declaredFor(`${what} verdict: refused with another text at ${path}`, "1.37")?.id;
+  for (const path of ["(start)", "spec.resourceClaims[]", "spec.containers[].resources.limits"]) {
+    assert.ok(RefusalTextPaths.has(path), path);
+    assert.equal(at(path), "refusal-texts", path);
+    assert.equal(at(path, "url"), "refusal-texts", `${path} (url)`);
+  }
+  // A made-up path, and real ones never seen to part: a regression there is not hidden.
+  for (const path of [
+    "spec.containers[].madeUpField",
+    "spec.volumes[].hostPath.path",
+    "spec.containers[].resources",
+    "spec.resourceClaims",
+  ]) {
+    assert.ok(!RefusalTextPaths.has(path), path);
+    assert.equal(at(path), undefined, path);
+    assert.equal(at(path, "url"), undefined, `${path} (url)`);
+  }
+  // Nor any other difference of a verdict: a winner, or a verdict itself.
+  assert.equal(declaredFor("file verdict: duplicate with another winner", "1.37"), undefined);
+  assert.equal(declaredFor("url verdict: stored here, refused by the kubelet", "1.32"), undefined);
+  assert.equal(declaredFor("file verdict: refused with another text at", "1.37"), undefined);
 });

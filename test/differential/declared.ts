@@ -3,6 +3,11 @@
 // it covers, and names the versions it holds for. Every other divergence fails the
 // differential tests. A fixed divergence is removed here; its case stays in the sample.
 import type { KubeletMinor } from "../../src/core/version.js";
+import { RefusalTextPaths } from "./refusal_text_paths.js";
+import { UnparsableBodyTextRule } from "./verdicts.js";
+
+/** A refusal whose text differs (verdicts.ts verdictDifferences), and where the texts part. */
+const refusalTextRule = /^(?:file|url) verdict: refused with another text at (.+)$/;
 
 export interface Declared {
   /** The heading in docs/validation.md ("Declared divergences"). */
@@ -15,11 +20,23 @@ export interface Declared {
 
 export const declaredDivergences: readonly Declared[] = [
   {
-    // Both refuse the manifest; the text differs where the copy's parser speaks (YAML and JSON
-    // syntax, which Go's yaml and encoding/json word otherwise) and where validation's text is
-    // not ported (Go's printing of struct values, map order: docs/validation.md "Not ported").
+    // Both refuse the manifest (a file, or a URL body); the text differs where the copy's
+    // parser speaks (YAML and JSON syntax, which Go's yaml and encoding/json word otherwise),
+    // where validation's text is not ported (Go's printing of struct values, map order:
+    // docs/validation.md "Not ported"), and where the error lists part. Only at the field paths
+    // where that was seen (refusal_text_paths.ts): a text parting anywhere else fails.
     id: "refusal-texts",
-    matches: (rule) => rule.startsWith("file verdict: refused with another text at "),
+    matches: (rule) => {
+      const at = refusalTextRule.exec(rule);
+      return at !== null && RefusalTextPaths.has(at[1] ?? "");
+    },
+  },
+  {
+    // A manifest URL's body that decodes as neither a Pod nor a PodList: both refuse it whole;
+    // the kubelet's text quotes the body and both Go decoders' errors, ours names the URL and
+    // our parser's error (docs/validation.md).
+    id: "url-unparsable-body-text",
+    matches: (rule) => rule === UnparsableBodyTextRule,
   },
 ];
 

@@ -144,6 +144,9 @@ export class ManifestServer {
 export interface URLPollResult {
   sent: EmittedUpdate[];
   error: string | null;
+  /** The source's verdict on the body's pods (or on the body it refused), named by `url`. */
+  verdicts: ManifestVerdict[];
+  url: string;
 }
 
 /** One poll of the manifest URL by a fresh HTTPSource, the server serving `body`. */
@@ -163,14 +166,16 @@ export async function pollURL(
     kubeletMinor: minor,
     decoder,
   });
+  let verdicts: ManifestVerdict[];
   try {
     await source.syncOnce();
+    verdicts = source.manifestVerdicts();
   } finally {
     await source.stop();
   }
   const failure = logger.lines.find((l) => l.message.startsWith("Failed to read pods from URL"));
   const error = failure ? String(failure.fields?.error ?? failure.message) : null;
-  return { sent: channel.updates.map(emitted), error };
+  return { sent: channel.updates.map(emitted), error, verdicts, url: server.url };
 }
 
 export interface MergeStepResult {

@@ -28,7 +28,12 @@ import {
   refusedBodies,
 } from "./regressions.js";
 import { kubeletListFiles, kubeletPodForm, kubeletPollURL } from "./theirs.js";
-import { directoryVerdictDifferences, kubeletVerdicts } from "./verdicts.js";
+import {
+  directoryVerdictDifferences,
+  kubeletURLVerdicts,
+  kubeletVerdicts,
+  UnparsableBodyTextRule,
+} from "./verdicts.js";
 
 /** The sample's size: a few thousand cases per minor. */
 export const SampleSize = { manifests: 1200, bodies: 150, sequences: 600 };
@@ -63,6 +68,10 @@ export function differentialSample(minor: KubeletMinor): void {
         ({ difference }) => !declaredFor(difference.rule, minor),
       );
 
+    /** The URL differences of one body, less those declared (declared.ts). */
+    const undeclaredURLDifferences = async (bytes: Buffer) =>
+      (await urlDifferences(ctx, bytes)).filter((d) => !declaredFor(d.rule, minor));
+
     const forMinor = ({ minors }: RegressionBody) => minors === undefined || minors.includes(minor);
     for (const { name, text } of refusedBodies.filter(forMinor))
       test(`refused as the kubelet refuses it, as a file and as the URL's body: ${name}`, async () => {
@@ -71,7 +80,7 @@ export function differentialSample(minor: KubeletMinor): void {
         assert.notEqual(kubelet.error, null, "the kubelet refuses it");
         assert.deepEqual(kubelet.sent, []);
         assert.deepEqual(await undeclaredFileDifferences(bytes), []);
-        assert.deepEqual(await urlDifferences(ctx, bytes), []);
+        assert.deepEqual(await undeclaredURLDifferences(bytes), []);
       });
 
     for (const { name, text } of acceptedBodies.filter(forMinor))
@@ -81,7 +90,7 @@ export function differentialSample(minor: KubeletMinor): void {
         assert.equal(kubelet.error, null, "the kubelet accepts it");
         assert.equal(kubelet.sent.length, 1);
         assert.deepEqual(await undeclaredFileDifferences(bytes), []);
-        assert.deepEqual(await urlDifferences(ctx, bytes), []);
+        assert.deepEqual(await undeclaredURLDifferences(bytes), []);
       });
 
     for (const { name, sequence } of divergedSequences)
@@ -109,6 +118,46 @@ export function differentialSample(minor: KubeletMinor): void {
         HostileKubeletVerdicts,
       );
       assert.deepEqual(await directoryVerdictDifferences(ctx.minor, ctx.request, dir), []);
+    });
+
+    test("verdicts on a URL body (a list with a pod named twice, a valid pod; a body of neither kind; an invalid pod) are the kubelet's", async () => {
+      const pod = (name: string, image: string) => ({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace: "kube-system" },
+        spec: { containers: [{ name: "c", image }] },
+      });
+      const list = Buffer.from(
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "PodList",
+          items: [pod("web", "nginx:1"), pod("db", "postgres:16"), pod("web", "nginx:2")],
+        }),
+      );
+      // The kubelet's own verdicts, so that agreeing on them says something: its merge holds
+      // the first pod of a name (filterInvalidPods).
+      assert.deepEqual(
+        [...(await kubeletURLVerdicts(ctx.request, await kubeletPollURL(ctx.request, list)))],
+        [
+          ["items[0]", { verdict: "stored" }],
+          ["items[1]", { verdict: "stored" }],
+          ["items[2]", { verdict: "duplicate", winner: "items[0]" }],
+        ],
+      );
+      assert.deepEqual(await urlDifferences(ctx, list), []);
+      const invalid = Buffer.from(JSON.stringify(pod("web", " nginx")));
+      assert.equal(
+        (await kubeletURLVerdicts(ctx.request, await kubeletPollURL(ctx.request, invalid))).get(
+          "(body)",
+        )?.verdict,
+        "refused",
+      );
+      assert.deepEqual(await urlDifferences(ctx, invalid), []);
+      // Neither a Pod nor a PodList: both refuse it whole; the texts differ as declared.
+      assert.deepEqual(
+        (await urlDifferences(ctx, Buffer.from("kind: [\n"))).map((d) => d.rule),
+        [UnparsableBodyTextRule],
+      );
     });
 
     test(`seeded sample (${SampleSize.manifests} manifests, ${SampleSize.bodies} URL bodies, ${SampleSize.sequences} op sequences): no undeclared divergence`, async (t) => {

@@ -1,5 +1,5 @@
-// Verdicts per manifest file (src/sources/verdicts.ts) compared with the kubelet's, derived from
-// the oracle alone: a file its list logged with an error is refused with that text (a
+// Verdicts per manifest file and per pod of a manifest URL's body (src/sources/verdicts.ts)
+// compared with the kubelet's, derived from the oracle alone. For files: a file its list logged with an error is refused with that text (a
 // directory's or a special file's record, which has no error, is ignored); a dotfile it never
 // lists is ignored; of the files it read, the one whose pod it holds is stored and the others of
 // the same namespace/name are duplicates of it. Which file's pod it holds is told by the UID: a
@@ -11,7 +11,13 @@ import type { KubeletMinor } from "../../src/core/version.js";
 import type { ManifestVerdict } from "../../src/sources/verdicts.js";
 import { type Difference, generalPath } from "./compare.js";
 import { listFiles } from "./ours.js";
-import { kubeletListFiles, type OracleRequest, type TheirFileList } from "./theirs.js";
+import {
+  kubeletListFiles,
+  kubeletMerge,
+  type OracleRequest,
+  type TheirFileList,
+  type TheirURLPoll,
+} from "./theirs.js";
 
 /** What two sides must agree on for one manifest. */
 export interface VerdictView {
@@ -84,6 +90,101 @@ export async function kubeletVerdicts(
   }
   return out;
 }
+
+/** What names a URL body's manifests on both sides: the whole body, or a list's item. */
+const Body = "(body)";
+/** The oracle serves the body from a loopback URL of its own, ours from another. */
+const loopbackURL = /http:\/\/127\.0\.0\.1:\d+\/[^\s:'"]*/g;
+
+/**
+ * Our verdicts on one URL body, named as the comparison names them: `(body)` for a body of one
+ * pod or a body refused whole, `items[i]` for a longer list's pods; the URL in a text is `<url>`.
+ */
+export function ourURLVerdicts(
+  verdicts: readonly ManifestVerdict[],
+  url: string,
+): Map<string, VerdictView> {
+  const name = (manifest: string) => (manifest === url ? Body : manifest.slice(url.length + 1));
+  const views = ourVerdicts(
+    verdicts.map((v) => ({
+      ...v,
+      manifest: name(v.manifest),
+      ...(v.winner === undefined ? {} : { winner: name(v.winner) }),
+      ...(v.reason === undefined ? {} : { reason: v.reason.replaceAll(url, "<url>") }),
+    })),
+  );
+  return views;
+}
+
+/**
+ * The kubelet's verdicts on one URL body, from the oracle alone: a body its http source refused
+ * is refused whole with its text; otherwise each pod it sent is stored or a duplicate, as the
+ * kubelet's merge (podStorage's filterInvalidPods) decides on that SET: the oracle's PodConfig
+ * is sent it, and the pod it holds of each namespace/name is told by its UID (the first such
+ * pod of the body when two are identical, which hash to the same UID).
+ */
+export async function kubeletURLVerdicts(
+  request: OracleRequest,
+  poll: TheirURLPoll,
+): Promise<Map<string, VerdictView>> {
+  const out = new Map<string, VerdictView>();
+  if (poll.error !== null && poll.sent.length === 0) {
+    out.set(Body, { verdict: "refused", reason: poll.error.replaceAll(loopbackURL, "<url>") });
+    return out;
+  }
+  const pods = (poll.sent.at(-1)?.pods ?? []) as unknown[];
+  if (pods.length === 0) return out;
+  const steps = await kubeletMerge(request, {
+    mode: "incremental",
+    sources: ["http"],
+    steps: [{ source: "http", op: "SET", pods: pods as never }],
+  });
+  const held = new Set(
+    steps.flatMap((step) =>
+      step.emitted.flatMap((u) => u.pods.map((pod) => String(meta(pod).uid))),
+    ),
+  );
+  const name = (i: number) => (pods.length > 1 ? `items[${i}]` : Body);
+  const winners = new Map<string, number>();
+  pods.forEach((pod, i) => {
+    if (held.has(String(meta(pod).uid)) && !winners.has(keyOf(pod))) winners.set(keyOf(pod), i);
+  });
+  pods.forEach((pod, i) => {
+    const winner = winners.get(keyOf(pod));
+    out.set(
+      name(i),
+      winner === i
+        ? { verdict: "stored" }
+        : winner === undefined
+          ? { verdict: "(none held)" }
+          : { verdict: "duplicate", winner: name(winner) },
+    );
+  });
+  return out;
+}
+
+/** The kubelet's text for a body that decodes as neither a Pod nor a PodList (http.go). */
+const unparsableBody = /: received '[\s\S]*', but couldn't parse as single \(/;
+
+/** The verdict differences of one URL body (ourURLVerdicts against kubeletURLVerdicts). */
+export function urlVerdictDifferences(
+  ours: Map<string, VerdictView>,
+  theirs: Map<string, VerdictView>,
+): Difference[] {
+  return verdictDifferences(ours, theirs, "url").map(({ manifest, difference }) => {
+    const their = theirs.get(manifest);
+    // This text quotes the whole body and both Go decoders' errors; ours does not (declared).
+    return their?.verdict === "refused" &&
+      ours.get(manifest)?.verdict === "refused" &&
+      unparsableBody.test(their.reason ?? "")
+      ? { ...difference, rule: UnparsableBodyTextRule }
+      : difference;
+  });
+}
+
+/** The rule of a refused body that is neither a Pod nor a PodList, when the texts differ. */
+export const UnparsableBodyTextRule =
+  "url verdict: refused with another text for a body that is neither a Pod nor a PodList";
 
 /** One difference per manifest whose verdict, refusal text or winner differs. */
 export function verdictDifferences(
