@@ -8,7 +8,9 @@
 // <checkout>/.cache/bench-image/bundle, run from there as from /app), on the image's Node
 // (scripts/node_dist.ts, RuntimeNodeVersion), with NODE_ENV=production. After BENCH_SECONDS
 // (default 30) of idle, prints each one's RSS (VmRSS) and peak (VmHWM) from /proc/<pid>/status
-// and the ratios. BENCH_BEFORE=<checkout> adds the bundle of another checkout (e.g. main before
+// and the ratios, and the RSS split into file-backed pages (RssFile: mostly the node binary's own
+// code and read-only data, the same for any script) and anonymous memory (RssAnon: the JavaScript
+// heaps, malloc's arenas, thread stacks), which is what the exporter's own code can change. BENCH_BEFORE=<checkout> adds the bundle of another checkout (e.g. main before
 // a change) to the same run; BENCH_PODS (default 30) pods on the node, BENCH_CHURN_RATE status
 // updates a second (default none: idle). BENCH_NODE_OPTIONS is given to the exporters' node (e.g.
 // a heap setting to try). Linux x64 only.
@@ -25,11 +27,17 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const scrapeEveryMs = 5_000;
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-/** VmRSS and VmHWM of a process, in MiB, and its threads (the decoding thread is one). */
-function memory(pid: number): { rss: number; peak: number; threads: number } {
+/** VmRSS, its anonymous and file-backed parts and VmHWM of a process, in MiB, and its threads. */
+function memory(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1]);
-  return { rss: field("VmRSS") / 1024, peak: field("VmHWM") / 1024, threads: field("Threads") };
+  return {
+    rss: field("VmRSS") / 1024,
+    anon: field("RssAnon") / 1024,
+    file: field("RssFile") / 1024,
+    peak: field("VmHWM") / 1024,
+    threads: field("Threads"),
+  };
 }
 
 interface Target {
@@ -157,12 +165,14 @@ try {
   console.log(
     `${imageEntrypoint(root).script} on Node ${RuntimeNodeVersion}: RSS after ${seconds} s, ${process.env.BENCH_PODS ?? 30} pods, ${process.env.BENCH_CHURN_RATE ?? 0} updates/s, scraped every ${scrapeEveryMs / 1000} s (/readyz: ${ready.slice(0, -1).join(", ")}; podconfig_kubelet_up: ${kubeletUp.join(", ")}):`,
   );
-  console.log("| process | RSS MiB | x minimal | peak RSS MiB | x minimal | threads |");
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+  console.log(
+    "| process | RSS MiB | anon / file MiB | x minimal | peak RSS MiB | x minimal | threads |",
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const [i, t] of targets.entries()) {
-    const { rss, peak, threads } = figures[i] as ReturnType<typeof memory>;
+    const { rss, anon, file, peak, threads } = figures[i] as ReturnType<typeof memory>;
     console.log(
-      `| ${t.name} | ${rss.toFixed(1)} | ${(rss / reference.rss).toFixed(2)}x | ${peak.toFixed(1)} | ${(peak / reference.peak).toFixed(2)}x | ${threads} |`,
+      `| ${t.name} | ${rss.toFixed(1)} | ${anon.toFixed(1)} / ${file.toFixed(1)} | ${(rss / reference.rss).toFixed(2)}x | ${peak.toFixed(1)} | ${(peak / reference.peak).toFixed(2)}x | ${threads} |`,
     );
   }
 } finally {
