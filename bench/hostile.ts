@@ -17,11 +17,12 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import bcrypt from "bcryptjs";
+import { imageNodeOptions } from "./entrypoint.js";
 
 const rowMs = Number(process.env.BENCH_ROW_SECONDS ?? 8) * 1000;
-/** The image's ENTRYPOINT runs node with these (Dockerfile). */
-const imageNodeFlags = ["--max-semi-space-size=1"];
 const root = fileURLToPath(new URL("..", import.meta.url));
+/** The image's ENTRYPOINT runs node with these (Dockerfile). */
+const imageNodeFlags = imageNodeOptions(root);
 const main = join(root, "dist", "main.js");
 
 const podYaml = (name: string) =>
