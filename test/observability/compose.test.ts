@@ -292,7 +292,9 @@ describe("Dockerfile", () => {
       /CMD \["node", "-e", .*fetch\('http:\/\/127\.0\.0\.1:9847\/healthz'\)/,
     );
     assert.ok(
-      final.includes(`ENTRYPOINT ["node", "--max-semi-space-size=1", "bundle/${BundleMain}"]`),
+      final.includes(
+        `ENTRYPOINT ["node", "--max-semi-space-size=1", "--v8-pool-size=1", "bundle/${BundleMain}"]`,
+      ),
     );
   });
 
