@@ -208,7 +208,10 @@ export function verdictDifferences(
       out.push({
         manifest,
         difference: {
-          rule: `${what} verdict: ${o.verdict} with another ${o.winner !== t.winner ? "winner" : `text at ${textDivergence(o.reason ?? "", t.reason ?? "")}`}`,
+          rule:
+            o.winner === t.winner && sameErrorsReordered(o.reason ?? "", t.reason ?? "")
+              ? `${what} verdict: ${o.verdict} with the same errors in another order`
+              : `${what} verdict: ${o.verdict} with another ${o.winner !== t.winner ? "winner" : `text at ${textDivergence(o.reason ?? "", t.reason ?? "")}`}`,
           detail: `${manifest}: here ${JSON.stringify(o)}, kubelet ${JSON.stringify(t)}`,
         },
       });
@@ -232,6 +235,23 @@ export async function directoryVerdictDifferences(
     await kubeletVerdicts(request, paths, theirs),
     "file",
   );
+}
+
+/**
+ * Whether two refusal texts list the same field errors in another order: the kubelet joins an
+ * aggregate's errors as `[e1 e2 ...]`, each starting with its field path, and validation that
+ * ranges over a Go map (resource lists) adds them in Go's random map order, so the kubelet's own
+ * text for one manifest varies from call to call (docs/validation.md "error-order").
+ */
+export function sameErrorsReordered(ours: string, theirs: string): boolean {
+  const split = (text: string) => {
+    const list = /^([^[]*\[)(.*)(\][^\]]*)$/s.exec(text);
+    if (!list) return undefined;
+    const errors = (list[2] ?? "").split(/ (?=(?:spec|metadata|status)[.[][^ ]*: )/).sort();
+    return `${list[1]}${list[3]}\n${errors.join("\n")}`;
+  };
+  const o = split(ours);
+  return o !== undefined && o === split(theirs);
 }
 
 /**
