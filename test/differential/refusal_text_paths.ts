@@ -45,6 +45,7 @@ export const RefusalTextPaths: ReadonlySet<string> = new Set([
   "spec.containers[].securityContext.seccompProfile.localhostProfile",
   "spec.containers[].securityContext.seccompProfile.type",
   "spec.containers[].startupProbe.exec.command",
+  "spec.containers[].startupProbe.httpGet.protocol",
   "spec.containers[].startupProbe.successThreshold",
   "spec.containers[].volumeDevices[].name",
   "spec.containers[].volumeMounts.recursiveReadOnly",
