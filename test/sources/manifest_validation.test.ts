@@ -224,7 +224,8 @@ spec:
 
 // validateFieldAllowList compares an ephemeral container's `resources` with its zero value: a
 // container without resources (the wire form's `resources: {}`) has none forbidden, one with an
-// empty `limits` map has (a map, not nil). Texts as oracle-1.32 and oracle-1.37 give them.
+// empty `limits` map has (a map, not nil), and so has an empty list. Texts as oracle-1.32 and
+// oracle-1.37 give them.
 describe("an ephemeral container's resources, as validateFieldAllowList reads them", () => {
   const ephemeral = (extra: string) =>
     `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"q"},"spec":{"containers":[{"name":"a","image":"b"}],"ephemeralContainers":[{"name":"g","image":"p"${extra}}]}}`;
@@ -237,6 +238,12 @@ describe("an ephemeral container's resources, as validateFieldAllowList reads th
         [
           `,"resources":{"limits":{}}`,
           `invalid pod: [spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container ${onCreate}]`,
+        ],
+        // Empty lists are non-nil slices, so set; reported in Go's field order, not the
+        // manifest's (restartPolicyRules exists from 1.34). The 1.37 campaign of session 6.
+        [
+          `,"restartPolicyRules":[],"lifecycle":{},"resizePolicy":[],"ports":[]`,
+          `invalid pod: [${["ports", "resizePolicy", ...(Number(minor.slice(2)) >= 34 ? ["restartPolicyRules"] : []), "lifecycle"].map((f) => `spec.ephemeralContainers[0].${f}: Forbidden: cannot be set for an Ephemeral Container `).join("")}${onCreate}]`,
         ],
       ] as const)
         assert.throws(

@@ -239,6 +239,38 @@ const allowedEphemeralContainerFields = new Set([
   "targetContainerName",
 ]);
 
+/**
+ * EphemeralContainerCommon's fields in Go's declaration order, the order validateFieldAllowList
+ * reports them in (the same from 1.32 to 1.37, restartPolicyRules from 1.34).
+ */
+const ephemeralContainerFields = [
+  "name",
+  "image",
+  "command",
+  "args",
+  "workingDir",
+  "ports",
+  "envFrom",
+  "env",
+  "resources",
+  "resizePolicy",
+  "restartPolicy",
+  "restartPolicyRules",
+  "volumeMounts",
+  "volumeDevices",
+  "livenessProbe",
+  "readinessProbe",
+  "startupProbe",
+  "lifecycle",
+  "terminationMessagePath",
+  "terminationMessagePolicy",
+  "imagePullPolicy",
+  "securityContext",
+  "stdin",
+  "stdinOnce",
+  "tty",
+];
+
 /** validateEphemeralContainers (ValidatePodCreate refuses any anyway). */
 export function validateEphemeralContainers(
   ephemeral: unknown,
@@ -264,8 +296,12 @@ export function validateEphemeralContainers(
     const target = str(ec.targetContainerName);
     if (target !== "" && !otherNames.has(target))
       errs.push(notFound(`${at}.targetContainerName`, target));
-    for (const [field, value] of Object.entries(ec))
-      if (!allowedEphemeralContainerFields.has(field) && isSetField(field, value, decoded[i]))
+    for (const field of ephemeralContainerFields)
+      if (
+        !allowedEphemeralContainerFields.has(field) &&
+        (field !== "restartPolicyRules" || pod.ctx.minor >= 34) &&
+        isSetField(field, ec[field], decoded[i])
+      )
         errs.push(forbidden(`${at}.${field}`, "cannot be set for an Ephemeral Container"));
     objects(ec.volumeMounts).forEach((vm, j) => {
       if (str(vm.subPath) !== "")
@@ -294,9 +330,11 @@ function isNonZero(value: unknown): boolean {
  * validateFieldAllowList's test, reflect.DeepEqual against the field's zero value: `resources`
  * is the one struct held by value (the others are pointers, slices and scalars), and it is
  * zero when none of limits, requests and claims is there as decoded (`{}` too is a map, not
- * nil). The wire form cannot tell: it drops an empty map and has `resources: {}` always.
+ * nil). A list is set when it decoded at all: `ports: []` is a non-nil empty slice. The wire
+ * form cannot tell either: it drops an empty list and map, and has `resources: {}` always.
  */
 function isSetField(field: string, value: unknown, decoded: JsonObject | undefined): boolean {
+  if (Array.isArray(decoded?.[field])) return true;
   if (field !== "resources" || !isObject(value)) return isNonZero(value);
   const asDecoded = ptr(decoded?.resources) ?? value;
   return ["limits", "requests", "claims"].some(
