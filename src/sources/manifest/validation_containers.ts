@@ -218,57 +218,21 @@ function resizePolicyValue(policies: unknown, minor: number): { go: string } {
   return { go: `[]core.ContainerResizePolicy{${items.join(", ")}}` };
 }
 
-/** The fields an ephemeral container may set (allowedEphemeralContainerFields). */
-const allowedEphemeralContainerFields = new Set([
-  "name",
-  "image",
-  "command",
-  "args",
-  "workingDir",
-  "env",
-  "envFrom",
-  "volumeMounts",
-  "volumeDevices",
-  "terminationMessagePath",
-  "terminationMessagePolicy",
-  "imagePullPolicy",
-  "securityContext",
-  "stdin",
-  "stdinOnce",
-  "tty",
-  "targetContainerName",
-]);
-
 /**
- * EphemeralContainerCommon's fields in Go's declaration order, the order validateFieldAllowList
- * reports them in (the same from 1.32 to 1.37, restartPolicyRules from 1.34).
+ * The fields of EphemeralContainerCommon that allowedEphemeralContainerFields does not allow
+ * (false or absent there), in Go's declaration order, the order validateFieldAllowList reports
+ * them in: the same from 1.32 to 1.37, restartPolicyRules from 1.34.
  */
-const ephemeralContainerFields = [
-  "name",
-  "image",
-  "command",
-  "args",
-  "workingDir",
+const forbiddenEphemeralContainerFields = [
   "ports",
-  "envFrom",
-  "env",
   "resources",
   "resizePolicy",
   "restartPolicy",
   "restartPolicyRules",
-  "volumeMounts",
-  "volumeDevices",
   "livenessProbe",
   "readinessProbe",
   "startupProbe",
   "lifecycle",
-  "terminationMessagePath",
-  "terminationMessagePolicy",
-  "imagePullPolicy",
-  "securityContext",
-  "stdin",
-  "stdinOnce",
-  "tty",
 ];
 
 /** validateEphemeralContainers (ValidatePodCreate refuses any anyway). */
@@ -296,9 +260,8 @@ export function validateEphemeralContainers(
     const target = str(ec.targetContainerName);
     if (target !== "" && !otherNames.has(target))
       errs.push(notFound(`${at}.targetContainerName`, target));
-    for (const field of ephemeralContainerFields)
+    for (const field of forbiddenEphemeralContainerFields)
       if (
-        !allowedEphemeralContainerFields.has(field) &&
         (field !== "restartPolicyRules" || pod.ctx.minor >= 34) &&
         isSetField(field, ec[field], decoded[i])
       )
