@@ -257,6 +257,17 @@ items:
     ),
     minors: ["1.33", "1.34", "1.35", "1.36", "1.37"],
   },
+  {
+    // 1e21 is an int64Amount (value 1, scale 21) whose MilliValue and Value overflow to 0 in Go
+    // (positiveScaleInt64), an integer and a multiple of any page size; this copy took the
+    // wrapped 1e24 and refused "must be an integer" (the 1.32 campaign of session 6).
+    name: "an extended resource overhead and a hugepage limit of 1e21",
+    text: pod(
+      "overflow",
+      "    image: nginx:1.27\n    resources:\n      limits: {hugepages-2Mi: 1e21, memory: 1Gi}\n      requests: {hugepages-2Mi: 1e21, memory: 1Gi}\n",
+      "  overhead: {example.com/gpu: 1e+21}\n",
+    ),
+  },
 ];
 
 export interface RegressionSequence {

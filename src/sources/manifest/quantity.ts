@@ -206,12 +206,28 @@ export class Quantity {
     return this.unscaled > 0n ? quotient + 1n : quotient - 1n;
   }
 
+  /** Quantity.Value(): an int64 (int64ScaledValue). */
   value(): bigint {
-    return this.scaledValue(0);
+    return this.int64ScaledValue(0);
   }
 
+  /** Quantity.MilliValue(): an int64 (int64ScaledValue). */
   milliValue(): bigint {
-    return this.scaledValue(-3);
+    return this.int64ScaledValue(-3);
+  }
+
+  /**
+   * Quantity.ScaledValue as Go computes it, an int64. An inf.Dec wraps. An int64Amount scaled
+   * up (int64Amount.AsScaledInt64, positiveScaleInt64) takes 1, 2, 3, 6 or 9 places in one
+   * multiplication that wraps, and any other number of places ten at a time, giving 0 once
+   * that overflows: 1e21 (value 1, scale 21) has a MilliValue of 0, not 1e24 wrapped.
+   */
+  private int64ScaledValue(scale: number): bigint {
+    const exact = this.scaledValue(scale);
+    const shift = this.exp - scale;
+    if (this.kind !== "int" || shift <= 0 || [1, 2, 3, 6, 9].includes(shift))
+      return BigInt.asIntN(64, exact);
+    return BigInt.asIntN(64, exact) === exact ? exact : 0n;
   }
 
   /** Quantity.String(): the cached spelling, else CanonicalizeBytes. */

@@ -90,7 +90,11 @@ function isHugePageResourceValueDivisible(name: string, quantity: Quantity): boo
     return false;
   }
   if (pageSize.sign() <= 0 || pageSize.milliValue() % 1000n !== 0n) return false;
-  return BigInt.asIntN(64, quantity.value()) % BigInt.asIntN(64, pageSize.value()) === 0n;
+  const size = pageSize.value();
+  // A page size whose Value() is 0 (hugepages-1e21: its MilliValue is 0 too) makes Go's
+  // `%` divide by zero, a panic in the kubelet; refused here, as not divisible.
+  if (size === 0n) return false;
+  return quantity.value() % size === 0n;
 }
 
 /**
@@ -165,7 +169,7 @@ export function validateResourceQuantityValue(
 ): ErrorList {
   const errs: ErrorList = [];
   if (q.sign() < 0) errs.push(invalid(path, q.toString(), "must be greater than or equal to 0"));
-  if (isIntegerResourceName(name) && BigInt.asIntN(64, q.milliValue()) % 1000n !== 0n)
+  if (isIntegerResourceName(name) && q.milliValue() % 1000n !== 0n)
     errs.push(invalid(path, quantityValue(q, ctx), "must be an integer"));
   return errs;
 }
