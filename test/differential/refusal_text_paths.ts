@@ -109,6 +109,7 @@ export const RefusalTextPaths: ReadonlySet<string> = new Set([
   "spec.volumes[].configMap.name",
   "spec.volumes[].downwardAPI",
   "spec.volumes[].ephemeral.volumeClaimTemplate",
+  "spec.volumes[].ephemeral.volumeClaimTemplate.spec",
   "spec.volumes[].ephemeral.volumeClaimTemplate.spec.resources[storage]",
   "spec.volumes[].ephemeral.volumeClaimTemplate.spec.volumeMode",
   "spec.volumes[].fc.lun",
