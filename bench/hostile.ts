@@ -672,7 +672,8 @@ async function runRow(row: Row): Promise<string[]> {
       return [
         row.id,
         row.what,
-        rss.toFixed(0),
+        // Exited already: its /proc entry, and so its peak, is gone.
+        Number.isNaN(rss) ? "-" : rss.toFixed(0),
         "-",
         "-",
         `exit ${exit}: ${run.stderr().trim().slice(0, 130)}`,
