@@ -101,6 +101,7 @@ export const RefusalTextPaths: ReadonlySet<string> = new Set([
   "spec.resources.limits[hugepages-2Mi]",
   "spec.resources.requests[ephemeral-storage]",
   "spec.securityContext.seccompProfile.localhostProfile",
+  "spec.topologySpreadConstraints[].minDomains",
   "spec.volumes[].azureDisk.diskURI",
   "spec.volumes[].azureFile.shareName",
   "spec.volumes[].cephfs.monitors",
