@@ -64,6 +64,7 @@ export const RefusalTextPaths: ReadonlySet<string> = new Set([
   "spec.ephemeralContainers[].resources.limits[example.com/gpu]",
   "spec.ephemeralContainers[].resources.requests",
   "spec.ephemeralContainers[].resources.requests[example.com/gpu]",
+  "spec.ephemeralContainers[].securityContext",
   "spec.ephemeralContainers[].securityContext.appArmorProfile.type",
   "spec.ephemeralContainers[].securityContext.procMount",
   "spec.ephemeralContainers[].securityContext.seccompProfile.localhostProfile",

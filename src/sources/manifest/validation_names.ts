@@ -53,7 +53,14 @@ export function validateLabels(labels: unknown, path: string): ErrorList {
 }
 
 /** apimachinery's TotalAnnotationSizeLimitB. */
-const totalAnnotationSizeLimitB = 256 * 1024;
+export const totalAnnotationSizeLimitB = 256 * 1024;
+
+/** ValidateAnnotationsSize: the keys' and values' bytes together over the limit. */
+export function exceedsAnnotationSizeLimit(annotations: Annotations): boolean {
+  let size = 0;
+  for (const [key, value] of annotations) size += byteLength(key) + byteLength(value);
+  return size > totalAnnotationSizeLimitB;
+}
 
 /** A pod's annotations, read once (a manifest may carry tens of thousands). */
 export type Annotations = ReadonlyMap<string, string>;
@@ -64,13 +71,11 @@ export const annotationsOf = (meta: Record<string, unknown>): Annotations =>
 /** apimachineryvalidation.ValidateAnnotations. */
 export function validateAnnotations(annotations: Annotations, path: string): ErrorList {
   const errs: ErrorList = [];
-  let size = 0;
-  for (const [key, value] of annotations) {
+  for (const key of annotations.keys()) {
     const msgs = isQualifiedName(key.toLowerCase());
     if (msgs.length > 0) errs.push(...each(path, key, msgs));
-    size += byteLength(key) + byteLength(value);
   }
-  if (size > totalAnnotationSizeLimitB) errs.push(tooLong(path, totalAnnotationSizeLimitB));
+  if (exceedsAnnotationSizeLimit(annotations)) errs.push(tooLong(path, totalAnnotationSizeLimitB));
   return errs;
 }
 

@@ -31,6 +31,10 @@ import {
   validateLabelSelector,
 } from "./validation_names.js";
 import type { ValidationContext } from "./validation_options.js";
+import {
+  validatePodCertificateProjection,
+  validateSignerName,
+} from "./validation_pod_certificate.js";
 import { quantityOf } from "./validation_resources.js";
 
 /** A pod's valid volumes by name (ValidateVolumes's map), for mounts and devices. */
@@ -313,7 +317,7 @@ function validateFCVolumeSource(fc: JsonObject, path: string): ErrorList {
  * validateUserField (1.37): the owner uid of projected files. Older minors have no such
  * fields, and the typed decode drops them there.
  */
-function validateUserField(user: unknown, path: string): ErrorList {
+export function validateUserField(user: unknown, path: string): ErrorList {
   if (!isSet(user)) return [];
   const uid = num(user);
   return isValidUserID(uid).map((msg) => invalid(path, uid, msg));
@@ -612,10 +616,12 @@ function validateProjectedVolumeSource(
   const errs = validateMode(projection.defaultMode, `${path}.defaultMode`);
   errs.push(...validateUserField(projection.defaultUser, `${path}.defaultUser`));
   const allPaths = new Set<string>();
-  const claim = (p: string, value: string) => {
-    if (!allPaths.has(p)) allPaths.add(p);
-    else errs.push(invalid(path, value, "conflicting duplicate paths"));
+  const claimed = (p: string, value: string): ErrorList => {
+    if (allPaths.has(p)) return [invalid(path, value, "conflicting duplicate paths")];
+    allPaths.add(p);
+    return [];
   };
+  const claim = (p: string, value: string) => errs.push(...claimed(p, value));
   objects(projection.sources).forEach((source, i) => {
     let numSources = 0;
     const srcPath = `${path}.sources[${i}]`;
@@ -672,6 +678,15 @@ function validateProjectedVolumeSource(
       const bundlePath = str(bundle.path);
       claim(bundlePath, bundlePath);
     }
+    const cert = ptr(source.podCertificate);
+    if (cert) {
+      numSources++;
+      errs.push(
+        ...validatePodCertificateProjection(cert, `${srcPath}.podCertificate`, (p) =>
+          claimed(p, p),
+        ),
+      );
+    }
     if (numSources > 1)
       errs.push(forbidden(srcPath, "may not specify more than 1 volume type per source"));
   });
@@ -679,9 +694,9 @@ function validateProjectedVolumeSource(
 }
 
 /**
- * The clusterTrustBundle projection's shape. Its name rules (ValidateClusterTrustBundleName,
- * ValidateSignerName) are not ported: a static pod with any clusterTrustBundle is refused
- * after validation anyway (validation_static.ts), only the message can differ.
+ * The clusterTrustBundle projection's shape. Its name rule (ValidateClusterTrustBundleName)
+ * is not ported: a static pod with any clusterTrustBundle is refused after validation anyway
+ * (validation_static.ts), only the message can differ.
  */
 function validateClusterTrustBundleProjection(bundle: JsonObject, projPath: string): ErrorList {
   const errs: ErrorList = [];
@@ -709,6 +724,7 @@ function validateClusterTrustBundleProjection(bundle: JsonObject, projPath: stri
   } else if (usingSignerName) {
     if (str(bundle.signerName) === "")
       errs.push(required(`${projPath}.signerName`, "must be a valid signer name"));
+    errs.push(...validateSignerName(`${projPath}.signerName`, str(bundle.signerName)));
     errs.push(
       ...validateLabelSelector(
         bundle.labelSelector,
