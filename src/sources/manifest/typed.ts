@@ -169,8 +169,13 @@ class Decoder {
     }
     const previous = Array.isArray(current) ? current : [];
     const elem = type.elem as GoType;
-    // Go decodes into the elements already there and takes the new length.
-    return value.map((v, i) => this.decode(elem, v, previous[i]));
+    // Go decodes into the elements already there and takes the new length; a new element
+    // starts as its zero value, which a null leaves as it is (`containers: [null]` is one
+    // zero Container, defaulted and validated as such).
+    return value.map((v, i) => {
+      const decoded = this.decode(elem, v, previous[i]);
+      return decoded === undefined ? zeroOf(elem) : decoded;
+    });
   }
 
   private map(type: GoType, value: unknown, current: unknown): unknown {
@@ -303,7 +308,7 @@ function decodeTime(value: unknown): string | undefined {
   return `${utc.toISOString().slice(0, 19)}Z`;
 }
 
-/** The zero value of a map element (what a null element leaves in the map). */
+/** The zero value of a map or slice element (what a null element leaves there). */
 function zeroOf(type: GoType): unknown {
   switch (type.kind) {
     case "struct":
