@@ -92,6 +92,30 @@ export function goStrings(values: readonly string[]): { go: string } {
   return { go: `[]string{${values.map(goQuote).join(", ")}}` };
 }
 
+/** A field of a struct value: a string (also a named string type) or a *string, null when nil. */
+export type GoStructField = [name: string, kind: "string" | "*string", value: string | null];
+
+/**
+ * A struct of string and *string fields passed as a bad value, as ErrorBody prints it. From
+ * apimachinery 0.34 (kubelet 1.34): json.Marshal of the internal type, which has no json tags,
+ * so Go's field names. Before: %#v, where a set pointer prints its address, which no copy can
+ * print: `placeholder` then (docs/validation.md "Values Go prints as structs").
+ */
+export function goStruct(
+  type: string,
+  pointer: boolean,
+  fields: readonly GoStructField[],
+  placeholder: string,
+): { go: string } {
+  if (wordingMinor >= 34)
+    return { go: goJSON(Object.fromEntries(fields.map(([n, , v]) => [n, v]))) };
+  if (fields.some(([, kind, v]) => kind === "*string" && v !== null)) return { go: placeholder };
+  const body = fields
+    .map(([n, kind, v]) => `${n}:${kind === "string" ? goQuote(v ?? "") : "(*string)(nil)"}`)
+    .join(", ");
+  return { go: `${pointer ? "&" : ""}${type}{${body}}` };
+}
+
 /** encoding/json.Marshal of plain data: JSON with <, > and & escaped as Go escapes them. */
 export function goJSON(value: unknown): string {
   return JSON.stringify(value)

@@ -9,6 +9,7 @@ import {
   type ErrorList,
   type FieldError,
   forbidden,
+  goStruct,
   goTrimSpace,
   invalid,
   isDNS1123Subdomain,
@@ -47,7 +48,15 @@ export function validateSeccompProfileField(sp: JsonObject | null, path: string)
     errs.push(
       invalid(
         `${path}.localhostProfile`,
-        opaque("SeccompProfile"),
+        goStruct(
+          "core.SeccompProfile",
+          false,
+          [
+            ["Type", "string", str(sp.type)],
+            ["LocalhostProfile", "*string", str(sp.localhostProfile)],
+          ],
+          "core.SeccompProfile{...}",
+        ),
         "can only be set when seccomp type is Localhost",
       ),
     );

@@ -7,6 +7,7 @@ import {
   duplicate,
   type ErrorList,
   forbidden,
+  goStruct,
   inclusiveRangeError,
   invalid,
   notSupported,
@@ -72,7 +73,16 @@ function validatePodResourceClaims(claims: unknown, path: string): ErrorList {
     }
     const claimName = claim.resourceClaimName;
     const templateName = claim.resourceClaimTemplateName;
-    const value = { go: "core.PodResourceClaim{...}" };
+    const value = goStruct(
+      "core.PodResourceClaim",
+      false,
+      [
+        ["Name", "string", name],
+        ["ResourceClaimName", "*string", isSet(claimName) ? str(claimName) : null],
+        ["ResourceClaimTemplateName", "*string", isSet(templateName) ? str(templateName) : null],
+      ],
+      "core.PodResourceClaim{...}",
+    );
     if (isSet(claimName) && isSet(templateName))
       errs.push(
         invalid(
