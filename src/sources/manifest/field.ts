@@ -116,6 +116,15 @@ export function goStruct(
   return { go: `${pointer ? "&" : ""}${type}{${body}}` };
 }
 
+/**
+ * A struct value with pointers inside, as ErrorBody prints it: from apimachinery 0.34, `json`
+ * (the internal type's JSON, Go's field names) marshalled; before, %#v with the pointers'
+ * addresses, which no copy can print: `placeholder`.
+ */
+export function goInternalJSON(json: Record<string, unknown>, placeholder: string): { go: string } {
+  return { go: wordingMinor >= 34 ? goJSON(json) : placeholder };
+}
+
 /** encoding/json.Marshal of plain data: JSON with <, > and & escaped as Go escapes them. */
 export function goJSON(value: unknown): string {
   return JSON.stringify(value)

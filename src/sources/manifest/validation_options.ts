@@ -4,7 +4,7 @@
 // kubelet's default feature gates (no old pod: nothing is grandfathered). The gate defaults
 // below are each minor's pkg/features/kube_features.go, for the gates validation reads.
 import type { KubeletMinor } from "../../core/version.js";
-import type { JsonObject } from "../json_object.js";
+import { isObject, type JsonObject } from "../json_object.js";
 
 export interface PodValidationOptions {
   AllowInvalidPodDeletionCost: boolean;
@@ -38,6 +38,20 @@ export interface ValidationContext {
    * rules that tell them apart; the validated pod when absent.
    */
   decoded?: JsonObject;
+}
+
+/**
+ * The object at a validation field path ("spec.containers[1].securityContext") in the pod as
+ * the typed decode left it, where a rule must tell an empty list from a nil one; undefined when
+ * the context has no decoded pod or the path leads nowhere.
+ */
+export function decodedAt(ctx: ValidationContext, path: string): unknown {
+  let at: unknown = ctx.decoded;
+  for (const [, field, index] of path.matchAll(/([A-Za-z]+)(?:\[(\d+)\])?/g)) {
+    at = isObject(at) ? at[field as string] : undefined;
+    if (index !== undefined) at = Array.isArray(at) ? at[Number(index)] : undefined;
+  }
+  return at;
 }
 
 const none: PodValidationOptions = {

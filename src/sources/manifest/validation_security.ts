@@ -9,6 +9,7 @@ import {
   type ErrorList,
   type FieldError,
   forbidden,
+  goInternalJSON,
   goStruct,
   goTrimSpace,
   invalid,
@@ -21,11 +22,63 @@ import {
 } from "./field.js";
 import { bool, isSet, num, objects, ptr, str, strings } from "./validation_json.js";
 import type { Annotations } from "./validation_names.js";
-import type { ValidationContext } from "./validation_options.js";
+import { decodedAt, type ValidationContext } from "./validation_options.js";
 import { validateLocalDescendingPath } from "./validation_volumes.js";
 
-/** A struct Go prints with %#v (before 1.34) or as JSON (from 1.34): not reproduced. */
-const opaque = (what: string) => ({ go: `&core.${what}{...}` });
+/** A *bool, *int64 or *string: null when nil. */
+const scalar = (v: unknown): unknown => (isSet(v) ? v : null);
+
+/** A pointer to a struct, as `build` maps it: null when nil. */
+const nested = (v: unknown, build: (o: JsonObject) => Record<string, unknown>) => {
+  const o = ptr(v);
+  return o ? build(o) : null;
+};
+
+/** A []string: null when nil. */
+const stringList = (v: unknown): string[] | null => (isSet(v) ? strings(v) : null);
+
+const profile = (p: JsonObject) => ({
+  Type: str(p.type),
+  LocalhostProfile: scalar(p.localhostProfile),
+});
+
+/**
+ * A container's security context as the kubelet prints it as a bad value: the internal
+ * core.SecurityContext (the same fields, in this order, 1.34 to 1.37) as JSON from 1.34; up to
+ * 1.33 %#v, where the set pointers that made it invalid print their addresses.
+ */
+function goSecurityContext(sc: JsonObject): { go: string } {
+  return goInternalJSON(
+    {
+      Capabilities: nested(sc.capabilities, (c) => ({
+        Add: stringList(c.add),
+        Drop: stringList(c.drop),
+      })),
+      Privileged: scalar(sc.privileged),
+      SELinuxOptions: nested(sc.seLinuxOptions, (o) => ({
+        User: str(o.user),
+        Role: str(o.role),
+        Type: str(o.type),
+        Level: str(o.level),
+      })),
+      WindowsOptions: nested(sc.windowsOptions, (o) => ({
+        GMSACredentialSpecName: scalar(o.gmsaCredentialSpecName),
+        GMSACredentialSpec: scalar(o.gmsaCredentialSpec),
+        RunAsUserName: scalar(o.runAsUserName),
+        HostProcess: scalar(o.hostProcess),
+      })),
+      RunAsUser: scalar(sc.runAsUser),
+      RunAsGroup: scalar(sc.runAsGroup),
+      RunAsNonRoot: scalar(sc.runAsNonRoot),
+      ReadOnlyRootFilesystem: scalar(sc.readOnlyRootFilesystem),
+      AllowPrivilegeEscalation: scalar(sc.allowPrivilegeEscalation),
+      ProcMount: scalar(sc.procMount),
+      SeccompProfile: nested(sc.seccompProfile, profile),
+      AppArmorProfile: nested(sc.appArmorProfile, profile),
+    },
+    "core.SecurityContext{...}",
+  );
+}
 
 const seccompTypes = ["Localhost", "RuntimeDefault", "Unconfined"];
 
@@ -115,9 +168,11 @@ export function validateSecurityContext(
   sc: JsonObject | null,
   path: string,
   hostUsers: boolean,
-  _ctx: ValidationContext,
+  ctx: ValidationContext,
 ): ErrorList {
   if (!sc) return [];
+  // Printed as a bad value from the decoded pod, which keeps `drop: []` apart from no `drop`.
+  const printed = () => goSecurityContext(ptr(decodedAt(ctx, path)) ?? sc);
   const errs: ErrorList = [];
   if (isSet(sc.runAsUser))
     for (const msg of isValidUserID(num(sc.runAsUser)))
@@ -140,7 +195,7 @@ export function validateSecurityContext(
       errs.push(
         invalid(
           path,
-          opaque("SecurityContext"),
+          printed(),
           "cannot set `allowPrivilegeEscalation` to false and `privileged` to true",
         ),
       );
@@ -151,7 +206,7 @@ export function validateSecurityContext(
           errs.push(
             invalid(
               path,
-              opaque("SecurityContext"),
+              printed(),
               "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN",
             ),
           );
