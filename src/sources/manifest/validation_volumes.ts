@@ -539,8 +539,9 @@ function validateEphemeralVolumeSource(
     );
   if (podName !== "" && volName !== "") {
     const pvcName = `${podName}-${volName}`;
+    // On the volume's name (validateVolumeSource's path), not under `ephemeral`.
     for (const msg of nameIsDNSSubdomain(pvcName, false))
-      errs.push(invalid(`${path}.name`, volName, `PVC name ${JSON.stringify(pvcName)}: ${msg}`));
+      errs.push(invalid(`${volPath}.name`, volName, `PVC name ${JSON.stringify(pvcName)}: ${msg}`));
   }
   return errs;
 }
