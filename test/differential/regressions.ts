@@ -49,6 +49,22 @@ export const refusedBodies: readonly RegressionBody[] = [
     text: pod("leading-space-image", "    image: ' nginx:1.27'\n"),
   },
   {
+    // apimachinery's BannedOwners (ValidateOwnerReferences): read from upstream in session 7,
+    // stored here before (a false ready from the manifest URL).
+    name: "an owner reference to a v1 Event",
+    text: `apiVersion: v1
+kind: Pod
+metadata:
+  name: event-owned
+  ownerReferences:
+  - {apiVersion: v1, kind: Event, name: e1, uid: u1}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+`,
+  },
+  {
     // Up to 1.33 an ephemeral volume is allowed in a static pod, and its claim template is
     // validated (ValidatePersistentVolumeClaimTemplate); from 1.34 any is refused.
     name: "an ephemeral volume's claim template without access modes or storage",

@@ -93,25 +93,32 @@ export function goStrings(values: readonly string[]): { go: string } {
 }
 
 /** A field of a struct value: a string (also a named string type) or a *string, null when nil. */
-export type GoStructField = [name: string, kind: "string" | "*string", value: string | null];
+export type GoStructField = [
+  name: string,
+  kind: "string" | "*string" | "*bool",
+  value: string | boolean | null,
+];
 
 /**
- * A struct of string and *string fields passed as a bad value, as ErrorBody prints it. From
- * apimachinery 0.34 (kubelet 1.34): json.Marshal of the internal type, which has no json tags,
- * so Go's field names. Before: %#v, where a set pointer prints its address, which no copy can
- * print: `placeholder` then (docs/validation.md "Values Go prints as structs").
+ * A struct of string fields and pointers to scalars passed as a bad value, as ErrorBody prints
+ * it. From apimachinery 0.34 (kubelet 1.34): json.Marshal, of `json` when the type has json tags
+ * (metav1's), else of the fields by Go's names (an internal type has no tags). Before: %#v,
+ * where a set pointer prints its address, which no copy can print: `placeholder` then
+ * (docs/validation.md "Values Go prints as structs").
  */
 export function goStruct(
   type: string,
   pointer: boolean,
   fields: readonly GoStructField[],
   placeholder: string,
+  json: unknown = Object.fromEntries(fields.map(([n, , v]) => [n, v])),
 ): { go: string } {
-  if (wordingMinor >= 34)
-    return { go: goJSON(Object.fromEntries(fields.map(([n, , v]) => [n, v]))) };
-  if (fields.some(([, kind, v]) => kind === "*string" && v !== null)) return { go: placeholder };
+  if (wordingMinor >= 34) return { go: goJSON(json) };
+  if (fields.some(([, kind, v]) => kind !== "string" && v !== null)) return { go: placeholder };
   const body = fields
-    .map(([n, kind, v]) => `${n}:${kind === "string" ? goQuote(v ?? "") : "(*string)(nil)"}`)
+    .map(
+      ([n, kind, v]) => `${n}:${kind === "string" ? goQuote(String(v ?? "")) : `(${kind})(nil)`}`,
+    )
     .join(", ");
   return { go: `${pointer ? "&" : ""}${type}{${body}}` };
 }

@@ -2,11 +2,14 @@
 // k8s.io/apimachinery/pkg/api/validation (NameIsDNSSubdomain, ValidateObjectMeta,
 // ValidateAnnotations) and pkg/apis/meta/v1/validation (ValidateLabels, label selectors).
 // Maps are read in the manifest's order (Go's is random: docs/validation.md).
+import type { JsonObject } from "../json_object.js";
 import {
   byteLength,
   type ErrorList,
   forbidden,
+  goJSON,
   goStrings,
+  goStruct,
   invalid,
   isDNS1123Label,
   isDNS1123Subdomain,
@@ -15,7 +18,7 @@ import {
   required,
   tooLong,
 } from "./field.js";
-import { entries, objects, ptr, str, strings } from "./validation_json.js";
+import { bool, entries, isSet, objects, ptr, str, strings } from "./validation_json.js";
 
 const each = (path: string, value: string, messages: string[]): ErrorList =>
   messages.map((msg) => invalid(path, value, msg));
@@ -121,38 +124,84 @@ export function validatePodObjectMeta(
   return errs;
 }
 
+/** schema.ParseGroupVersion: "" and "/" are empty; more than one "/" is an error (null). */
+function parseGroupVersion(apiVersion: string): { group: string; version: string } | null {
+  if (apiVersion === "" || apiVersion === "/") return { group: "", version: "" };
+  const parts = apiVersion.split("/");
+  if (parts.length === 1) return { group: "", version: apiVersion };
+  if (parts.length === 2) return { group: parts[0] as string, version: parts[1] as string };
+  return null;
+}
+
+/** An owner reference as ErrorBody prints it (metav1's json tags from 1.34). */
+const goOwnerReference = (ref: JsonObject) =>
+  goStruct(
+    "v1.OwnerReference",
+    false,
+    [
+      ["APIVersion", "string", str(ref.apiVersion)],
+      ["Kind", "string", str(ref.kind)],
+      ["Name", "string", str(ref.name)],
+      ["UID", "string", str(ref.uid)],
+      ["Controller", "*bool", isSet(ref.controller) ? bool(ref.controller) : null],
+      [
+        "BlockOwnerDeletion",
+        "*bool",
+        isSet(ref.blockOwnerDeletion) ? bool(ref.blockOwnerDeletion) : null,
+      ],
+    ],
+    "v1.OwnerReference{...}",
+    ref,
+  );
+
+/**
+ * ValidateOwnerReferences (apimachinery). From 0.37 (kubelet 1.37) each reference has its index
+ * in the path, and an empty field is "Required value"; 0.34 dropped the field's name from the
+ * "must not be empty" messages. A v1 Event may not be an owner (BannedOwners).
+ */
 function validateOwnerReferences(refs: unknown, path: string, minor: number): ErrorList {
   const errs: ErrorList = [];
   let firstController = "";
-  for (const ref of objects(refs)) {
+  objects(refs).forEach((ref, i) => {
+    const at = minor >= 37 ? `${path}[${i}]` : path;
     const apiVersion = str(ref.apiVersion);
     const kind = str(ref.kind);
-    // schema.FromAPIVersionAndKind: "v1", "group/v1"; anything else has no version.
-    const parts = apiVersion.split("/");
-    const version = parts.length === 1 ? apiVersion : parts.length === 2 ? parts[1] : "";
-    if (version === "")
-      errs.push(invalid(`${path}.apiVersion`, apiVersion, "version must not be empty"));
-    // apimachinery 0.34 dropped the field's name from these three messages.
-    const word = (field: string) => (minor >= 34 ? "" : `${field} `);
-    if (kind.length === 0)
-      errs.push(invalid(`${path}.kind`, kind, `${word("kind")}must not be empty`));
-    if (str(ref.name).length === 0)
-      errs.push(invalid(`${path}.name`, str(ref.name), `${word("name")}must not be empty`));
-    if (str(ref.uid).length === 0)
-      errs.push(invalid(`${path}.uid`, str(ref.uid), `${word("uid")}must not be empty`));
+    const gv = parseGroupVersion(apiVersion);
+    if (minor >= 37) {
+      if (apiVersion === "") errs.push(required(`${at}.apiVersion`, "must not be empty"));
+      else if (gv === null || gv.version === "")
+        errs.push(
+          invalid(`${at}.apiVersion`, apiVersion, "must be <group>/<version> or <version>"),
+        );
+      for (const field of ["kind", "name", "uid"])
+        if (str(ref[field]).length === 0)
+          errs.push(required(`${at}.${field}`, "must not be empty"));
+    } else {
+      if ((gv?.version ?? "") === "")
+        errs.push(invalid(`${at}.apiVersion`, apiVersion, "version must not be empty"));
+      const word = (field: string) => (minor >= 34 ? "" : `${field} `);
+      for (const field of ["kind", "name", "uid"])
+        if (str(ref[field]).length === 0)
+          errs.push(invalid(`${at}.${field}`, str(ref[field]), `${word(field)}must not be empty`));
+    }
+    if (gv?.group === "" && gv.version === "v1" && kind === "Event")
+      errs.push(
+        invalid(at, goOwnerReference(ref), "/v1, Kind=Event is disallowed from being an owner"),
+      );
     if (ref.controller === true) {
       const current = `${kind}/${str(ref.name)}`;
       if (firstController !== "")
         errs.push(
           invalid(
             path,
-            { go: "[]v1.OwnerReference{...}" },
+            // A controller is set, so up to 1.33 %#v prints its address.
+            minor >= 34 ? { go: goJSON(refs) } : { go: "[]v1.OwnerReference{...}" },
             `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
           ),
         );
       else firstController = current;
     }
-  }
+  });
   return errs;
 }
 

@@ -7,6 +7,7 @@ import {
   duplicate,
   type ErrorList,
   forbidden,
+  goInternalJSON,
   goStrings,
   inclusiveRangeError,
   invalid,
@@ -675,7 +676,9 @@ function validateProjectedVolumeSource(
     const bundle = ptr(source.clusterTrustBundle);
     if (bundle) {
       numSources++;
-      errs.push(...validateClusterTrustBundleProjection(bundle, `${srcPath}.clusterTrustBundle`));
+      errs.push(
+        ...validateClusterTrustBundleProjection(bundle, `${srcPath}.clusterTrustBundle`, ctx.minor),
+      );
       const bundlePath = str(bundle.path);
       claim(bundlePath, bundlePath);
     }
@@ -699,7 +702,11 @@ function validateProjectedVolumeSource(
  * is not ported: a static pod with any clusterTrustBundle is refused after validation anyway
  * (validation_static.ts), only the message can differ.
  */
-function validateClusterTrustBundleProjection(bundle: JsonObject, projPath: string): ErrorList {
+function validateClusterTrustBundleProjection(
+  bundle: JsonObject,
+  projPath: string,
+  minor: number,
+): ErrorList {
   const errs: ErrorList = [];
   const usingName = isSet(bundle.name);
   const usingSignerName = isSet(bundle.signerName);
@@ -707,7 +714,7 @@ function validateClusterTrustBundleProjection(bundle: JsonObject, projPath: stri
     errs.push(
       invalid(
         projPath,
-        { go: "&core.ClusterTrustBundleProjection{...}" },
+        goClusterTrustBundleProjection(bundle, minor),
         "only one of name and signerName may be used",
       ),
     );
@@ -718,7 +725,8 @@ function validateClusterTrustBundleProjection(bundle: JsonObject, projPath: stri
       errs.push(
         invalid(
           `${projPath}.labelSelector`,
-          { go: "&v1.LabelSelector{...}" },
+          // metav1.LabelSelector has json tags: from 1.34 it prints as the wire form has it.
+          goInternalJSON(ptr(bundle.labelSelector) ?? {}, "&v1.LabelSelector{...}"),
           "labelSelector must be unset if name is specified",
         ),
       );
@@ -738,6 +746,26 @@ function validateClusterTrustBundleProjection(bundle: JsonObject, projPath: stri
   errs.push(...validateUserField(bundle.user, `${projPath}.user`));
   errs.push(...validateLocalNonReservedPath(str(bundle.path), `${projPath}.path`));
   return errs;
+}
+
+/**
+ * The projection as the kubelet prints it as a bad value: JSON of the internal type from 1.34
+ * (its label selector is metav1's, with json tags, as the wire form already has it; 1.37 adds
+ * `User`); up to 1.33 %#v, where the set name and signer name print their addresses.
+ */
+function goClusterTrustBundleProjection(bundle: JsonObject, minor: number): { go: string } {
+  const pointer = (v: unknown) => (isSet(v) ? v : null);
+  return goInternalJSON(
+    {
+      Name: pointer(bundle.name),
+      SignerName: pointer(bundle.signerName),
+      LabelSelector: pointer(bundle.labelSelector),
+      Optional: pointer(bundle.optional),
+      Path: str(bundle.path),
+      ...(minor >= 37 ? { User: pointer(bundle.user) } : {}),
+    },
+    "core.ClusterTrustBundleProjection{...}",
+  );
 }
 
 /**
