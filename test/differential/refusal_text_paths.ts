@@ -9,6 +9,7 @@
 export const RefusalTextPaths: ReadonlySet<string> = new Set([
   "(start)",
   "metadata.name",
+  "metadata.ownerReferences",
   "metadata.namespace",
   "spec.containers",
   "spec.containers[].envFrom",

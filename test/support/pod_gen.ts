@@ -262,6 +262,18 @@ export function generatePod(rng: Rng, schema: PodSchema, index: number): JsonObj
   if (rng.chance(0.4)) metadata.labels = { app: rng.pick(words), tier: rng.pick(words) };
   if (rng.chance(0.3)) metadata.annotations = { "example.com/note": rng.pick(words) };
   if (rng.chance(0.1)) metadata.uid = `uid-${index}-${rng.int(0, 1e6)}`;
+  // Written by controllers rather than authors, but validated in a manifest all the same
+  // (apimachinery refuses a v1 Event as an owner, and a second controller).
+  if (rng.chance(0.03))
+    metadata.ownerReferences = Array.from({ length: rng.int(1, 2) }, () => ({
+      apiVersion: rng.pick(["v1", "apps/v1", "", "a/b/c", "/v1"]),
+      kind: rng.pick(["Node", "Event", "DaemonSet", ""]),
+      name: label(ctx),
+      uid: rng.chance(0.9) ? `uid-${rng.int(0, 1e6)}` : "",
+      ...(rng.chance(0.5) ? { controller: rng.chance(0.5) } : {}),
+    }));
+  if (rng.chance(0.02))
+    metadata.finalizers = [rng.pick(["kubernetes", "example.com/keep", "alpha", "a/b/c"])];
   return { apiVersion: "v1", kind: "Pod", metadata, spec };
 }
 
