@@ -65,6 +65,22 @@ spec:
 `,
   },
   {
+    // metav1validation.ValidateManagedFields (ValidateObjectMeta): read from upstream in
+    // session 7, stored here before (a false ready from the manifest URL).
+    name: "managedFields with an unknown operation",
+    text: `apiVersion: v1
+kind: Pod
+metadata:
+  name: managed-fields
+  managedFields:
+  - {manager: kubectl, operation: Patch}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+`,
+  },
+  {
     // Up to 1.33 an ephemeral volume is allowed in a static pod, and its claim template is
     // validated (ValidatePersistentVolumeClaimTemplate); from 1.34 any is refused.
     name: "an ephemeral volume's claim template without access modes or storage",

@@ -273,6 +273,14 @@ export function generatePod(rng: Rng, schema: PodSchema, index: number): JsonObj
       ...(rng.chance(0.5) ? { controller: rng.chance(0.5) } : {}),
     }));
   if (rng.chance(0.02))
+    metadata.managedFields = [
+      {
+        manager: rng.pick(["kubectl", "", "kube\u0007ctl"]),
+        operation: rng.pick(["Apply", "Update", "", "Patch"]),
+        ...(rng.chance(0.5) ? { fieldsType: rng.pick(["FieldsV1", "FieldsV2"]) } : {}),
+      },
+    ];
+  if (rng.chance(0.02))
     metadata.finalizers = [rng.pick(["kubernetes", "example.com/keep", "alpha", "a/b/c"])];
   return { apiVersion: "v1", kind: "Pod", metadata, spec };
 }

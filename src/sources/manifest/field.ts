@@ -59,6 +59,9 @@ function formatValue(value: BadValue): string {
 
 const printable = /[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
 
+/** unicode.IsPrint of one character (letters, marks, numbers, punctuation, symbols, ASCII space). */
+export const isGoPrint = (ch: string): boolean => printable.test(ch);
+
 /** strconv.Quote: Go's %q of a string. */
 export function goQuote(s: string): string {
   let out = '"';
@@ -66,7 +69,7 @@ export function goQuote(s: string): string {
     const code = ch.codePointAt(0) as number;
     if (ch === '"' || ch === "\\") out += `\\${ch}`;
     else if (code >= 0x20 && code < 0x7f) out += ch;
-    else if (code < 0x80 || !printable.test(ch) || (code >= 0xd800 && code <= 0xdfff)) {
+    else if (code < 0x80 || !isGoPrint(ch) || (code >= 0xd800 && code <= 0xdfff)) {
       if (code === 0x07) out += "\\a";
       else if (code === 0x08) out += "\\b";
       else if (code === 0x0c) out += "\\f";

@@ -13,8 +13,10 @@ import {
   invalid,
   isDNS1123Label,
   isDNS1123Subdomain,
+  isGoPrint,
   isQualifiedName,
   isValidLabelValue,
+  notSupported,
   required,
   tooLong,
 } from "./field.js";
@@ -110,6 +112,7 @@ export function validatePodObjectMeta(
   errs.push(...validateAnnotations(annotations, `${path}.annotations`));
   errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`, minor));
   errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
+  errs.push(...validateManagedFields(meta.managedFields, `${path}.managedFields`, minor));
   // core's ValidateObjectMeta: an unqualified finalizer must be a standard one.
   strings(meta.finalizers).forEach((finalizer, i) => {
     if (!finalizer.includes("/") && !standardFinalizers.has(finalizer))
@@ -202,6 +205,51 @@ function validateOwnerReferences(refs: unknown, path: string, minor: number): Er
       else firstController = current;
     }
   });
+  return errs;
+}
+
+/** metav1validation: FieldManagerMaxLength, MaxSubresourceNameLength. */
+const fieldManagerMaxLength = 128;
+const maxSubresourceNameLength = 256;
+
+/**
+ * metav1validation.ValidateManagedFields. From 1.37 an empty operation is "Required value" and
+ * another unknown one "Unsupported value"; before, both "must be `Apply` or `Update`".
+ */
+function validateManagedFields(entries: unknown, path: string, minor: number): ErrorList {
+  const errs: ErrorList = [];
+  objects(entries).forEach((entry, i) => {
+    const at = `${path}[${i}]`;
+    const operation = str(entry.operation);
+    if (operation !== "Apply" && operation !== "Update") {
+      if (minor < 37)
+        errs.push(invalid(`${at}.operation`, operation, "must be `Apply` or `Update`"));
+      else if (operation === "") errs.push(required(`${at}.operation`, "must not be empty"));
+      else errs.push(notSupported(`${at}.operation`, operation, ["Apply", "Update"]));
+    }
+    const fieldsType = str(entry.fieldsType);
+    if (fieldsType.length > 0 && fieldsType !== "FieldsV1")
+      errs.push(invalid(`${at}.fieldsType`, fieldsType, "must be `FieldsV1`"));
+    errs.push(...validateFieldManager(str(entry.manager), `${at}.manager`));
+    if (byteLength(str(entry.subresource)) > maxSubresourceNameLength)
+      errs.push(tooLong(`${at}.subresource`, maxSubresourceNameLength));
+  });
+  return errs;
+}
+
+/** ValidateFieldManager: at most 128 bytes, every character printable (positions in bytes). */
+function validateFieldManager(manager: string, path: string): ErrorList {
+  const errs: ErrorList = [];
+  if (byteLength(manager) > fieldManagerMaxLength) errs.push(tooLong(path, fieldManagerMaxLength));
+  let position = 0;
+  for (const ch of manager) {
+    if (!isGoPrint(ch)) {
+      // %#U: U+ and at least four hex digits (the character itself only when printable).
+      const code = (ch.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0");
+      errs.push(invalid(path, manager, `invalid character U+${code} (at position ${position})`));
+    }
+    position += byteLength(ch);
+  }
   return errs;
 }
 
