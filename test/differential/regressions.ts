@@ -81,6 +81,59 @@ spec:
 `,
   },
   {
+    // helper.GetTolerationsFromPodAnnotations: Go's json.Unmarshal into []core.Toleration
+    // refuses an object; this copy read it as no tolerations (session 7's audit).
+    name: "a tolerations annotation that is an object, not a list",
+    text: `apiVersion: v1
+kind: Pod
+metadata:
+  name: tolerations-object
+  annotations:
+    scheduler.alpha.kubernetes.io/tolerations: '{}'
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+`,
+  },
+  {
+    // From 1.33 AllowInvalidLabelValueInRequiredNodeAffinity is false for the kubelet.
+    name: "a required node affinity term with an invalid label value (1.33+)",
+    text: pod(
+      "affinity-value",
+      "    image: nginx:1.27\n",
+      "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: k, operator: In, values: ['a b']}]\n",
+    ),
+    minors: ["1.33", "1.34", "1.35", "1.36", "1.37"],
+  },
+  {
+    // netutils.ParseIPSloppy takes no IPv6 zone; Node's isIPv6 did.
+    name: "a host alias with a zoned IPv6 address",
+    text: pod(
+      "zoned-ip",
+      "    image: nginx:1.27\n",
+      "  hostAliases:\n  - {ip: 'fe80::1%eth0', hostnames: [a]}\n",
+    ),
+  },
+  {
+    // 1.36's AllowExistingRestartContainerForNonSidecarInitContainer, false for the kubelet.
+    name: "a plain init container whose resize policy restarts it (1.36+)",
+    text: `apiVersion: v1
+kind: Pod
+metadata:
+  name: init-resize
+spec:
+  initContainers:
+  - name: init
+    image: busybox:1.36
+    resizePolicy: [{resourceName: cpu, restartPolicy: RestartContainer}]
+  containers:
+  - name: app
+    image: nginx:1.27
+`,
+    minors: ["1.36", "1.37"],
+  },
+  {
     // Up to 1.33 an ephemeral volume is allowed in a static pod, and its claim template is
     // validated (ValidatePersistentVolumeClaimTemplate); from 1.34 any is refused.
     name: "an ephemeral volume's claim template without access modes or storage",
@@ -194,6 +247,21 @@ spec:
 // Manifests the kubelet accepts where an oracle once refused them: the oracle must run the
 // kubelet's start-up (capabilities.Initialize with AllowPrivileged, as RunKubelet does).
 export const acceptedBodies: readonly RegressionBody[] = [
+  {
+    // validFirstDigit takes any leading "-", then strconv.ParseInt: refused here before.
+    name: "a pod deletion cost of -0",
+    text: `apiVersion: v1
+kind: Pod
+metadata:
+  name: deletion-cost
+  annotations:
+    controller.kubernetes.io/pod-deletion-cost: '-0'
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+`,
+  },
   {
     // Refused here before fileKeyRef counted as a source ("must specify one of ...").
     name: "an env fileKeyRef to an emptyDir volume (1.34+)",

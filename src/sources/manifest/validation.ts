@@ -6,6 +6,7 @@ import type { Pod } from "../../core/types.js";
 import type { KubeletMinor } from "../../core/version.js";
 import type { JsonObject } from "../json_object.js";
 import { type ErrorList, forbidden, formatErrorList, invalid, withWording } from "./field.js";
+import { decodeTolerationsAnnotation } from "./tolerations_annotation.js";
 import { validateContainerOnlyForPod } from "./validation_containers.js";
 import { objects, ptr, str, struct } from "./validation_json.js";
 import { type Annotations, annotationsOf, validatePodObjectMeta } from "./validation_names.js";
@@ -24,26 +25,27 @@ const mirrorPodAnnotationKey = "kubernetes.io/config.mirror";
 const podDeletionCostKey = "controller.kubernetes.io/pod-deletion-cost";
 const tolerationsAnnotationKey = "scheduler.alpha.kubernetes.io/tolerations";
 
-/** helper.GetDeletionCostFromPodAnnotations accepts the value. */
+/**
+ * helper.GetDeletionCostFromPodAnnotations accepts the value: validFirstDigit (a "-", a lone
+ * "0" or 1-9 first, so "-0" and "-007" pass and "+1" and "007" do not), then
+ * strconv.ParseInt(value, 10, 32).
+ */
 function isValidDeletionCost(value: string): boolean {
-  if (!/^(0|-?[1-9][0-9]*)$/.test(value)) return false;
-  const n = Number(value);
-  return n >= -2147483648 && n <= 2147483647;
+  if (!/^(0|[1-9][0-9]*|-[0-9]+)$/.test(value)) return false;
+  const n = BigInt(value);
+  return n >= -2147483648n && n <= 2147483647n;
 }
 
-/**
- * ValidateTolerationsInPodAnnotations: the annotation is a JSON list of tolerations. Go's
- * json error text for a malformed value is not reproduced (docs/validation.md).
- */
-function validateTolerationsInPodAnnotations(value: string, path: string): ErrorList {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    return [invalid(path, tolerationsAnnotationKey, (err as Error).message)];
-  }
-  if (!Array.isArray(parsed) || parsed.length === 0) return [];
-  return validateTolerations(parsed, `${path}.${tolerationsAnnotationKey}`);
+/** ValidateTolerationsInPodAnnotations: the annotation decoded as Go decodes it, then validated. */
+function validateTolerationsInPodAnnotations(
+  value: string,
+  path: string,
+  minor: number,
+): ErrorList {
+  const decoded = decodeTolerationsAnnotation(value);
+  if ("error" in decoded) return [invalid(path, tolerationsAnnotationKey, decoded.error)];
+  if (decoded.tolerations.length === 0) return [];
+  return validateTolerations(decoded.tolerations, `${path}.${tolerationsAnnotationKey}`, minor);
 }
 
 /** ValidatePodSpecificAnnotations. */
@@ -64,7 +66,8 @@ function validatePodSpecificAnnotations(
       ),
     );
   const tolerations = all.get(tolerationsAnnotationKey) ?? "";
-  if (tolerations !== "") errs.push(...validateTolerationsInPodAnnotations(tolerations, path));
+  if (tolerations !== "")
+    errs.push(...validateTolerationsInPodAnnotations(tolerations, path, ctx.minor));
   if (!ctx.opts.AllowInvalidPodDeletionCost) {
     const cost = all.get(podDeletionCostKey);
     if (cost !== undefined && !isValidDeletionCost(cost))
@@ -82,7 +85,8 @@ export function validatePodCreate(pod: Pod, ctx: ValidationContext): ErrorList {
   const annotations = annotationsOf(meta);
   const errs = validatePodObjectMeta(meta, annotations, ctx.minor);
   errs.push(...validatePodSpecificAnnotations(annotations, spec, "metadata.annotations", ctx));
-  errs.push(...validatePodSpec(spec, str(meta.name), "spec", ctx));
+  const mirror = annotations.has(mirrorPodAnnotationKey);
+  errs.push(...validatePodSpec(spec, str(meta.name), mirror, "spec", ctx));
   if (str(spec.serviceAccountName) === "")
     objects(spec.volumes).forEach((volume, vi) => {
       const projected = ptr(volume.projected);

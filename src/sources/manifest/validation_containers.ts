@@ -24,7 +24,7 @@ import {
 import { validateEnv, validateEnvFrom } from "./validation_env.js";
 import { bool, isSet, list, num, objects, ptr, str, strings, struct } from "./validation_json.js";
 import { validateDNS1123Label } from "./validation_names.js";
-import type { ValidationContext } from "./validation_options.js";
+import { decodedAt, type ValidationContext } from "./validation_options.js";
 import {
   resourceNameValue,
   validateContainerResourceRequirements,
@@ -137,6 +137,19 @@ export function validateInitContainers(
           "must not be set for init containers",
         ),
       );
+    // 1.36's AllowExistingRestartContainerForNonSidecarInitContainer: false for the kubelet,
+    // which has no old pod (hasRestartContainerForNonSidecarInitContainer(nil)).
+    if (!restartAlways && pod.ctx.minor >= 36)
+      objects(ctr.resizePolicy).forEach((p, j) => {
+        if (p.restartPolicy === "RestartContainer")
+          errs.push(
+            invalid(
+              `${at}.resizePolicy[${j}].restartPolicy`,
+              "RestartContainer",
+              "must not be set to 'RestartContainer' for non-sidecar initContainers",
+            ),
+          );
+      });
   });
   return errs;
 }
@@ -339,7 +352,8 @@ function validateContainerCommon(ctr: JsonObject, path: string, pod: PodScope): 
   errs.push(...validatePullPolicy(ctr.imagePullPolicy, `${path}.imagePullPolicy`));
   errs.push(
     ...validateContainerResourceRequirements(
-      struct(ctr.resources),
+      // The decoded quantities: up to 1.33 a bad one prints as parsed (0.5 as 5e-1, no spelling).
+      struct(decodedAt(pod.ctx, `${path}.resources`) ?? ctr.resources),
       pod.podClaimNames,
       `${path}.resources`,
       pod.ctx,

@@ -19,7 +19,7 @@ import {
 } from "./field.js";
 import { Quantity } from "./quantity.js";
 import { entries, objects, ptr, str, struct } from "./validation_json.js";
-import type { ValidationContext } from "./validation_options.js";
+import { decodedAt, type ValidationContext } from "./validation_options.js";
 
 const hugePagesPrefix = "hugepages-";
 const requestsHugePagesPrefix = "requests.hugepages-";
@@ -306,9 +306,13 @@ export function validateContainerResourceRequirements(
   );
 }
 
-/** validateOverhead: the overhead as a requirement's limits. */
+/**
+ * validateOverhead: the overhead as a requirement's limits, its quantities as decoded (up to
+ * 1.33 a bad one prints as parsed).
+ */
 export function validateOverhead(overhead: unknown, path: string, ctx: ValidationContext) {
-  return validateContainerResourceRequirements({ limits: overhead }, new Set(), path, ctx);
+  const limits = decodedAt(ctx, path) ?? overhead;
+  return validateContainerResourceRequirements({ limits }, new Set(), path, ctx);
 }
 
 /** resourcehelper.SupportedPodLevelResources, sorted as sets.List prints them. */

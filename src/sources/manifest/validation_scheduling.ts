@@ -29,7 +29,8 @@ import { visitContainers } from "./validation_security.js";
 export function isSloppyIP(value: string): boolean {
   const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(value);
   if (v4) return v4.slice(1).every((part) => Number(part) <= 255);
-  if (!value.includes(":")) return false;
+  // ParseIPSloppy takes no IPv6 zone ("fe80::1%eth0"); Node's isIPv6 does.
+  if (!value.includes(":") || value.includes("%")) return false;
   // An embedded IPv4 tail may have leading zeros too.
   const tail = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(value);
   if (tail) {
@@ -53,9 +54,10 @@ function validateLegacyIP(value: string, path: string, ctx: ValidationContext): 
   const errs: ErrorList = [];
   // netip.ParseAddr refuses a leading zero in a dotted-decimal octet (alone or as an IPv6 tail).
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(value)?.[1] ?? "";
+  // A failed ParseAddr leaves the zero Addr, which is not 4-in-6: one error, not two.
   if (dotted.split(".").some((octet) => /^0\d/.test(octet)))
     errs.push(invalid(path, value, "must not have leading 0s"));
-  if (value.includes(":") && /^(0{0,4}:){0,5}:?ffff:/i.test(value.replace(/^::/, "0:")))
+  else if (value.includes(":") && /^(0{0,4}:){0,5}:?ffff:/i.test(value.replace(/^::/, "0:")))
     errs.push(invalid(path, value, "must not be an IPv4-mapped IPv6 address"));
   return errs;
 }
@@ -164,7 +166,11 @@ function validateNodeSelectorTerm(
   return errs;
 }
 
-function validateNodeAffinity(na: JsonObject, path: string): ErrorList {
+/**
+ * validateNodeAffinity. A required term's label values are checked from 1.33: its
+ * AllowInvalidLabelValueInRequiredNodeAffinity is false for the kubelet (1.32 hard-coded true).
+ */
+function validateNodeAffinity(na: JsonObject, path: string, minor: number): ErrorList {
   const errs: ErrorList = [];
   const requiredSelector = ptr(na.requiredDuringSchedulingIgnoredDuringExecution);
   if (requiredSelector) {
@@ -174,7 +180,7 @@ function validateNodeAffinity(na: JsonObject, path: string): ErrorList {
       errs.push(required(termPath, "must have at least one node selector term"));
     else
       for (const [i, t] of terms.entries())
-        errs.push(...validateNodeSelectorTerm(t, true, `${termPath}[${i}]`));
+        errs.push(...validateNodeSelectorTerm(t, minor < 33, `${termPath}[${i}]`));
   }
   const preferred = objects(na.preferredDuringSchedulingIgnoredDuringExecution);
   preferred.forEach((term, i) => {
@@ -295,7 +301,7 @@ export function validateAffinity(
   const errs: ErrorList = [];
   const allowInvalid = ctx.opts.AllowInvalidLabelValueInSelector;
   const node = ptr(a.nodeAffinity);
-  if (node) errs.push(...validateNodeAffinity(node, `${path}.nodeAffinity`));
+  if (node) errs.push(...validateNodeAffinity(node, `${path}.nodeAffinity`, ctx.minor));
   const pod = ptr(a.podAffinity);
   if (pod) errs.push(...validatePodAffinityLike(pod, allowInvalid, `${path}.podAffinity`));
   const anti = ptr(a.podAntiAffinity);
@@ -305,8 +311,12 @@ export function validateAffinity(
 
 const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
-/** ValidateTolerations. */
-export function validateTolerations(tolerations: unknown, path: string): ErrorList {
+/**
+ * ValidateTolerations. From 1.35 `Lt` and `Gt` are operators of their own, refused while
+ * AllowTaintTolerationComparisonOperators is off (its alpha gate, off by default through 1.37),
+ * with all four listed as supported.
+ */
+export function validateTolerations(tolerations: unknown, path: string, minor: number): ErrorList {
   const errs: ErrorList = [];
   objects(tolerations).forEach((t, i) => {
     const at = `${path}[${i}]`;
@@ -339,7 +349,9 @@ export function validateTolerations(tolerations: unknown, path: string): ErrorLi
         errs.push(
           invalid(`${at}.operator`, value, "value must be empty when `operator` is 'Exists'"),
         );
-    } else errs.push(notSupported(`${at}.operator`, operator, ["Equal", "Exists"]));
+    } else if (minor >= 35 && (operator === "Lt" || operator === "Gt"))
+      errs.push(notSupported(`${at}.operator`, operator, ["Equal", "Exists", "Lt", "Gt"]));
+    else errs.push(notSupported(`${at}.operator`, operator, ["Equal", "Exists"]));
     if (effect.length > 0 && !taintEffects.includes(effect))
       errs.push(notSupported(`${at}.effect`, effect, taintEffects));
   });
@@ -541,7 +553,7 @@ export function validateOS(spec: JsonObject, path: string, ctx: ValidationContex
     return [required(`${path}.os.name`, ctx.minor >= 34 ? "" : "cannot be empty")];
   if (name !== "linux" && name !== "windows")
     return [notSupported(`${path}.os`, name, ["linux", "windows"])];
-  return name === "linux" ? validateLinux(spec, path) : validateWindows(spec, path);
+  return name === "linux" ? validateLinux(spec, path) : validateWindows(spec, path, ctx.minor);
 }
 
 function validateLinux(spec: JsonObject, path: string): ErrorList {
@@ -555,34 +567,51 @@ function validateLinux(spec: JsonObject, path: string): ErrorList {
   return errs;
 }
 
-function validateWindows(spec: JsonObject, path: string): ErrorList {
+/**
+ * validateWindows. 1.37 checks the host namespaces (hostUsers, hostPID, hostIPC,
+ * shareProcessNamespace) after the whole pod security context, and whether or not there is one;
+ * before, they sat among its fields, inside its block.
+ */
+function validateWindows(spec: JsonObject, path: string, minor: number): ErrorList {
   const errs: ErrorList = [];
   const detail = "cannot be set for a windows pod";
   const sc = ptr(spec.securityContext);
-  if (sc) {
-    const podFields: [string, string][] = [
-      ["appArmorProfile", "securityContext.appArmorProfile"],
-      ["seLinuxOptions", "securityContext.seLinuxOptions"],
-    ];
-    for (const [field, at] of podFields)
-      if (isSet(sc[field])) errs.push(forbidden(`${path}.${at}`, detail));
+  const scField = (field: string) => {
+    if (sc && isSet(sc[field])) errs.push(forbidden(`${path}.securityContext.${field}`, detail));
+  };
+  const hostUsers = () => {
     if (isSet(spec.hostUsers)) errs.push(forbidden(`${path}.hostUsers`, detail));
+  };
+  const hostPIDAndIPC = () => {
     if (spec.hostPID === true) errs.push(forbidden(`${path}.hostPID`, detail));
     if (spec.hostIPC === true) errs.push(forbidden(`${path}.hostIPC`, detail));
-    for (const field of ["seccompProfile", "fsGroup", "fsGroupChangePolicy"])
-      if (isSet(sc[field])) errs.push(forbidden(`${path}.securityContext.${field}`, detail));
-    if (objects(sc.sysctls).length > 0)
-      errs.push(forbidden(`${path}.securityContext.sysctls`, detail));
+  };
+  const shareProcessNamespace = () => {
     if (isSet(spec.shareProcessNamespace))
       errs.push(forbidden(`${path}.shareProcessNamespace`, detail));
-    for (const field of [
-      "runAsUser",
-      "runAsGroup",
-      "supplementalGroups",
-      "supplementalGroupsPolicy",
-      "seLinuxChangePolicy",
-    ])
-      if (isSet(sc[field])) errs.push(forbidden(`${path}.securityContext.${field}`, detail));
+  };
+  const sysctls = () => {
+    if (sc && objects(sc.sysctls).length > 0)
+      errs.push(forbidden(`${path}.securityContext.sysctls`, detail));
+  };
+  const late = ["runAsUser", "runAsGroup", "supplementalGroups", "supplementalGroupsPolicy"];
+  if (minor >= 37) {
+    for (const f of ["appArmorProfile", "seLinuxOptions", "seccompProfile", "fsGroup"]) scField(f);
+    scField("fsGroupChangePolicy");
+    sysctls();
+    for (const f of [...late, "seLinuxChangePolicy"]) scField(f);
+    hostUsers();
+    hostPIDAndIPC();
+    shareProcessNamespace();
+  } else if (sc) {
+    scField("appArmorProfile");
+    scField("seLinuxOptions");
+    hostUsers();
+    hostPIDAndIPC();
+    for (const f of ["seccompProfile", "fsGroup", "fsGroupChangePolicy"]) scField(f);
+    sysctls();
+    shareProcessNamespace();
+    for (const f of [...late, "seLinuxChangePolicy"]) scField(f);
   }
   for (const [c, at] of visitContainers(spec, path)) {
     const csc = ptr(c.securityContext);

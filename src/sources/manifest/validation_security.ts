@@ -161,6 +161,13 @@ export function validateAppArmorProfileField(profile: JsonObject | null, path: s
   return errs;
 }
 
+/** ShareProcessNamespace and HostPID together (1.37's validateShareProcessNamespace). */
+export function validateShareProcessNamespace(spec: JsonObject, path: string): ErrorList {
+  if (spec.shareProcessNamespace === true && bool(spec.hostPID))
+    return [invalid(path, true, "ShareProcessNamespace and HostPID cannot both be enabled")];
+  return [];
+}
+
 const procMountTypes = ["Default", "Unmasked"];
 
 /** ValidateSecurityContext (a container's). */
@@ -395,15 +402,9 @@ export function validatePodSpecSecurityContext(
     for (const msg of isValidGroupID(num(gid)))
       errs.push(invalid(`${path}.supplementalGroups[${g}]`, num(gid), msg));
   });
-  if (spec.shareProcessNamespace === true && bool(spec.hostPID))
-    errs.push(
-      invalid(
-        // 1.37 moved the field out of the internal PodSecurityContext.
-        ctx.minor >= 37 ? "spec.shareProcessNamespace" : `${path}.shareProcessNamespace`,
-        true,
-        "ShareProcessNamespace and HostPID cannot both be enabled",
-      ),
-    );
+  // 1.37 moved the field out of the internal PodSecurityContext: validateShareProcessNamespace.
+  if (ctx.minor < 37)
+    errs.push(...validateShareProcessNamespace(spec, `${path}.shareProcessNamespace`));
   if (objects(sc.sysctls).length !== 0)
     errs.push(...validateSysctls(sc.sysctls, spec, `${path}.sysctls`, ctx));
   if (isSet(sc.fsGroupChangePolicy) && !fsGroupChangePolicies.includes(str(sc.fsGroupChangePolicy)))

@@ -37,6 +37,7 @@ import {
 import {
   validateHostUsers,
   validatePodSpecSecurityContext,
+  validateShareProcessNamespace,
   validateWindowsHostProcessPod,
 } from "./validation_security.js";
 import {
@@ -58,11 +59,18 @@ function validateEnum(value: unknown, path: string, supported: string[]): ErrorL
   return [notSupported(path, v, supported)];
 }
 
-/** validatePodResourceClaims: a static pod has its mirror annotation only on the API side. */
-function validatePodResourceClaims(claims: unknown, path: string): ErrorList {
+/**
+ * validatePodResourceClaims. A pod that carries the mirror pod annotation (a manifest may set
+ * it) gets one error per claim and nothing else of it: field.NewPath(""), printed "[]".
+ */
+function validatePodResourceClaims(claims: unknown, mirror: boolean, path: string): ErrorList {
   const errs: ErrorList = [];
   const names = new Set<string>();
   objects(claims).forEach((claim, i) => {
+    if (mirror) {
+      errs.push(forbidden("[]", "static pods do not support resource claims"));
+      return;
+    }
     const at = `${path}[${i}]`;
     const name = str(claim.name);
     if (name === "") errs.push(required(`${at}.name`));
@@ -134,6 +142,7 @@ function validatePodHostNetworkDeps(
 export function validatePodSpec(
   spec: JsonObject,
   podName: string,
+  mirror: boolean,
   path: string,
   ctx: ValidationContext,
 ): ErrorList {
@@ -153,7 +162,7 @@ export function validatePodSpec(
       .map((c) => str(c.name))
       .filter((n) => n !== ""),
   );
-  errs.push(...validatePodResourceClaims(spec.resourceClaims, `${path}.resourceClaims`));
+  errs.push(...validatePodResourceClaims(spec.resourceClaims, mirror, `${path}.resourceClaims`));
   const pod: PodScope = {
     volumes: vols,
     podClaimNames,
@@ -183,6 +192,8 @@ export function validatePodSpec(
   errs.push(...validateEnum(spec.dnsPolicy, `${path}.dnsPolicy`, dnsPolicies));
   errs.push(...validateLabels(spec.nodeSelector, `${path}.nodeSelector`));
   errs.push(...validatePodSpecSecurityContext(sc, spec, `${path}.securityContext`, ctx));
+  if (ctx.minor >= 37)
+    errs.push(...validateShareProcessNamespace(spec, `${path}.shareProcessNamespace`));
   errs.push(...validateImagePullSecrets(spec.imagePullSecrets, `${path}.imagePullSecrets`));
   errs.push(...validateAffinity(spec.affinity, ctx, `${path}.affinity`));
   errs.push(...validatePodDNSConfig(spec.dnsConfig, str(spec.dnsPolicy), `${path}.dnsConfig`, ctx));
@@ -216,7 +227,7 @@ export function validatePodSpec(
   const subdomain = str(spec.subdomain);
   if (subdomain.length > 0) errs.push(...validateDNS1123Label(subdomain, `${path}.subdomain`));
   if (objects(spec.tolerations).length > 0)
-    errs.push(...validateTolerations(spec.tolerations, `${path}.tolerations`));
+    errs.push(...validateTolerations(spec.tolerations, `${path}.tolerations`, ctx.minor));
   if (objects(spec.hostAliases).length > 0)
     errs.push(...validateHostAliases(spec.hostAliases, `${path}.hostAliases`, ctx));
   const priorityClassName = str(spec.priorityClassName);
