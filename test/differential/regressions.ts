@@ -134,6 +134,41 @@ spec:
     minors: ["1.36", "1.37"],
   },
   {
+    // go-yaml v2 resolves a plain scalar that starts with a sign or a digit as a number once
+    // every "_" is removed (resolve.go); this copy kept `+_1` a string (session 7's audit).
+    name: "an env value +_1, a number to go-yaml",
+    text: pod("underscore-number", "    image: nginx:1.27\n    env: [{name: A, value: +_1}]\n"),
+  },
+  {
+    // go-yaml v2's reader refuses control characters anywhere, comments included.
+    name: "a DEL character in a comment",
+    text: `${pod("del-comment", "    image: nginx:1.27\n")}# bad \x7f\n`,
+  },
+  {
+    // go-yaml v2 reads YAML 1.1 only: "found incompatible YAML document".
+    name: "a %YAML 1.2 directive",
+    text: `%YAML 1.2\n---\n${pod("yaml-12", "    image: nginx:1.27\n")}`,
+  },
+  {
+    // \/ is YAML 1.2's escape, not go-yaml v2's.
+    name: "a double-quoted \\/ escape",
+    text: pod("slash-escape", '    image: "nginx\\/1"\n'),
+  },
+  {
+    // meta.Interpret reads apiVersion with encoding/json: every case-insensitive match, the last.
+    name: "a JSON apiversion key after apiVersion",
+    text: '{"apiVersion":"v1","apiversion":"v2","kind":"Pod","metadata":{"name":"case-dup"},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}\n',
+  },
+  {
+    // validateWindows: SupplementalGroups != nil; the wire form drops the empty list.
+    name: "a windows pod with supplementalGroups: []",
+    text: pod(
+      "windows-groups",
+      "    image: nginx:1.27\n",
+      "  os: {name: windows}\n  securityContext: {supplementalGroups: []}\n",
+    ),
+  },
+  {
     // Up to 1.33 an ephemeral volume is allowed in a static pod, and its claim template is
     // validated (ValidatePersistentVolumeClaimTemplate); from 1.34 any is refused.
     name: "an ephemeral volume's claim template without access modes or storage",
@@ -247,6 +282,33 @@ spec:
 // Manifests the kubelet accepts where an oracle once refused them: the oracle must run the
 // kubelet's start-up (capabilities.Initialize with AllowPrivileged, as RunKubelet does).
 export const acceptedBodies: readonly RegressionBody[] = [
+  {
+    // go-yaml v2 takes \' in double quotes (YAML 1.2 does not): refused here before.
+    name: "a double-quoted \\' escape",
+    text: pod("quote-escape", '    image: nginx:1.27\n    args: ["it\\\'s"]\n'),
+  },
+  {
+    // ParseGroupVersion("/v1") is the core group's v1: refused here before.
+    name: "apiVersion /v1",
+    text: pod("slash-v1", "    image: nginx:1.27\n").replace("apiVersion: v1", "apiVersion: /v1"),
+  },
+  {
+    // A float beyond float64 stays a string to go-yaml v2: refused here before (Infinity).
+    name: "an annotation value 1e400",
+    text: pod("big-float", "    image: nginx:1.27\n").replace(
+      "  name: big-float\n",
+      "  name: big-float\n  annotations: {a: 1e400}\n",
+    ),
+  },
+  {
+    // go-yaml v2 applies a merge key where it stands: it overrides the key before it.
+    name: "a merge key after an explicit key",
+    text: pod(
+      "merge-order",
+      "    image: nginx:1.27\n",
+      "  hostNetwork: false\n  <<: {hostNetwork: true}\n",
+    ),
+  },
   {
     // validFirstDigit takes any leading "-", then strconv.ParseInt: refused here before.
     name: "a pod deletion cost of -0",

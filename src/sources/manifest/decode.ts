@@ -12,7 +12,7 @@ import { applyDefaults, type StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
 import { type GoSchema, type GoType, goSchema } from "./go_schema.js";
 import { Repeated } from "./json.js";
-import { parseYamlOrJson } from "./parse.js";
+import { hasJSONPrefix, parseYamlOrJson } from "./parse.js";
 import { decodeTyped, GoDecodeError, marshal } from "./typed.js";
 import { validateStaticPod } from "./validation.js";
 
@@ -23,18 +23,27 @@ function decodeError(origin: StaticPodOrigin, detail: string): ManifestError {
 /** The last value of a key given more than once (encoding/json into a struct). */
 const last = (v: unknown): unknown => (v instanceof Repeated ? v.values[v.values.length - 1] : v);
 
+/** Go's case folding of a JSON key (encoding/json's foldName): ſ folds to s, K (Kelvin) to k. */
+const foldKey = (key: string): string =>
+  key
+    .replace(/\u017f/g, "s")
+    .replace(/\u212a/g, "k")
+    .toLowerCase();
+
 /**
  * The serializer's meta.Interpret: apiVersion and kind read by the standard encoding/json into
- * a struct, so keys match case-insensitively (an exact match first) and the last one wins.
+ * a struct, so every key that matches case-insensitively is read and the last one wins. A YAML
+ * manifest reaches it as sigs.k8s.io/yaml's JSON, whose keys are sorted: `sortedKeys`.
  */
-function interpretKind(object: JsonObject): { apiVersion: string; kind: string } {
+function interpretKind(
+  object: JsonObject,
+  sortedKeys: boolean,
+): { apiVersion: string; kind: string } {
   const found = { apiVersion: "", kind: "" };
+  const keys = sortedKeys ? Object.keys(object).sort() : Object.keys(object);
   for (const name of ["apiVersion", "kind"] as const) {
-    let exact = false;
-    for (const key of Object.keys(object)) {
-      const isExact = key === name;
-      if (!isExact && (exact || key.toLowerCase() !== name.toLowerCase())) continue;
-      exact ||= isExact;
+    for (const key of keys) {
+      if (foldKey(key) !== name.toLowerCase()) continue;
       const value = last(object[key]);
       if (typeof value === "string") found[name] = value;
       else if (value !== null)
@@ -59,12 +68,13 @@ function parse(data: Uint8Array, origin: StaticPodOrigin, what: string): Parsed 
   try {
     value = parseYamlOrJson(data, "preserve");
     if (!isObject(value)) throw new Error("not an object");
-    ({ kind, apiVersion } = interpretKind(value));
+    ({ kind, apiVersion } = interpretKind(value, !hasJSONPrefix(data)));
   } catch (err) {
     throw decodeError(origin, `couldn't parse as ${what} (${errorMessage(err)})`);
   }
   if (kind === "") throw decodeError(origin, "Object 'Kind' is missing");
-  if (apiVersion !== "v1")
+  // schema.ParseGroupVersion: "/v1" is the core group's v1 too.
+  if (apiVersion !== "v1" && apiVersion !== "/v1")
     throw decodeError(
       origin,
       `apiVersion must be "v1" for kind ${JSON.stringify(kind)}, got ${JSON.stringify(apiVersion)}`,

@@ -74,15 +74,18 @@ const escapeCodes: Record<string, string> = {
   P: "\u2029",
   " ": " ",
   '"': '"',
-  "/": "/",
+  // go-yaml v2 (scannerc.go) takes \' and not YAML 1.2's \/.
+  "'": "'",
   "\\": "\\",
   "\t": "\t",
 };
 
 /**
  * The value of a double-quoted scalar's source (quotes included), as the yaml package's
- * doubleQuotedValue resolves it, step for step; undefined where that reports an error (a missing
- * closing quote, an invalid escape). Characters copied as they are go in runs, one slice each.
+ * doubleQuotedValue resolves it, step for step, with go-yaml v2's escapes: an escape it does not
+ * know, or a \u escape of a surrogate, throws its error; undefined where the yaml package reports
+ * the error (a missing closing quote, a short hex escape). Characters copied as they are go in
+ * runs, one slice each.
  */
 export function resolveDoubleQuoted(source: string): string | undefined {
   const last = source.length - 1;
@@ -122,7 +125,7 @@ export function resolveDoubleQuoted(source: string): string | undefined {
         if (char === undefined) return undefined;
         parts.push(char);
         i += length;
-      } else return undefined;
+      } else throw new Error("found unknown escape character while parsing a quoted scalar");
       run = i + 1;
     } else if (ch === " " || ch === "\t") {
       // White space stays in the run, unless a line break follows it: then it is trimmed.
@@ -160,5 +163,8 @@ function charCode(source: string, offset: number, length: number): string | unde
   const digits = source.substr(offset, length);
   if (digits.length !== length || !/^[0-9a-fA-F]+$/.test(digits)) return undefined;
   const code = Number.parseInt(digits, 16);
+  // go-yaml v2 refuses a surrogate (scannerc.go), where the yaml package writes it.
+  if (code >= 0xd800 && code <= 0xdfff)
+    throw new Error("found invalid Unicode character escape code while parsing a quoted scalar");
   return code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
 }

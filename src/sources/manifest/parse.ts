@@ -15,7 +15,7 @@ import {
   visit,
 } from "yaml";
 import { restoreDoubleQuoted, type TakenValues, takeDoubleQuoted } from "./double_quoted.js";
-import { type JsonMode, JsonSyntaxError, parseJson } from "./json.js";
+import { type JsonMode, JsonSyntaxError, parseJson, setData } from "./json.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -51,6 +51,12 @@ export const goSpace =
 /** apimachinery's hasJSONPrefix: "{" after Go's spaces. */
 const jsonPrefix = new RegExp(`^${goSpace}*\\{`);
 
+/** Whether the kubelet reads `data` as JSON (hasJSONPrefix), not as YAML. */
+export const hasJSONPrefix = (data: Uint8Array): boolean =>
+  jsonPrefix.test(prefixUtf8.decode(data.subarray(0, 4096)));
+// Keeps a BOM, as parseYamlOrJson's decoder does: a BOM before "{" is YAML.
+const prefixUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
 /** go-yaml v2's !!binary: the base64 decoded into a string (invalid UTF-8 becomes U+FFFD in JSON). */
 const goBinary: ScalarTag = {
   tag: "tag:yaml.org,2002:binary",
@@ -59,46 +65,79 @@ const goBinary: ScalarTag = {
 };
 const lenientUtf8 = new TextDecoder("utf-8");
 
-const goPrefixedRadix: Record<string, number> = { x: 16, o: 8, b: 2 };
-const goDigits: Record<number, RegExp> = { 16: /^[0-9a-fA-F]+$/, 8: /^[0-7]+$/, 2: /^[01]+$/ };
+/** go-yaml v2's yamlStyleFloat. */
+const yamlStyleFloat = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const maxInt64 = (1n << 63n) - 1n;
+
+/** strconv.ParseInt(s, 0, 64), then ParseUint(s, 0, 64): the value, or null when neither takes s. */
+function goParseInt(s: string): bigint | null {
+  const m =
+    /^([-+]?)(?:0([xX])([0-9a-fA-F]+)|0([oO])([0-7]+)|0([bB])([01]+)|0([0-7]*)|([1-9][0-9]*))$/.exec(
+      s,
+    );
+  if (!m) return null;
+  const [, sign, x, hex, o, oct, b, bin, lead, dec] = m;
+  const magnitude =
+    x !== undefined
+      ? BigInt(`0x${hex}`)
+      : o !== undefined
+        ? BigInt(`0o${oct}`)
+        : b !== undefined
+          ? BigInt(`0b${bin}`)
+          : lead !== undefined
+            ? BigInt(`0o0${lead}`)
+            : BigInt(dec as string);
+  const value = sign === "-" ? -magnitude : magnitude;
+  if (value >= -(maxInt64 + 1n) && value <= maxInt64) return value;
+  // ParseUint takes no sign.
+  return sign === "" && value < 1n << 64n ? value : null;
+}
 
 /**
- * go-yaml v2's resolve reads a plain scalar that starts with a digit or a sign as an integer
- * with Go's strconv.ParseInt(s, 0, 64) once every "_" is removed: any base prefix Go knows,
- * either case (0x, 0X, 0o, 0O, 0b, 0B), underscores anywhere, so `0o644` is 420 (YAML 1.1
- * has no 0o, and the yaml package left it a string); beyond int64, ParseUint; otherwise the
- * scalar stays a string (no float has a base prefix).
+ * go-yaml v2's resolve for a plain scalar that starts with a digit, a sign or a dot (other than
+ * .inf and .nan, which its map resolves first): with a digit or a sign, every "_" removed, then
+ * Go's strconv.ParseInt(s, 0, 64) (any base prefix Go knows, so `0o644` is 420), ParseUint,
+ * and a float only where yamlStyleFloat matches and ParseFloat takes it (`1e400` overflows:
+ * a string); with a dot, ParseFloat of the scalar as written (`._5` is a string). Anything else
+ * stays a string: `+_1` is 1, `08` is 8, `1.2.3` a string. Beyond 2^53 a JS number rounds
+ * (docs/validation.md).
  */
-const goPrefixedInt: ScalarTag = {
+const goNumber: ScalarTag = {
   tag: "tag:yaml.org,2002:int",
   default: true,
   identify: () => false,
-  // A sign or "0" first (anything else is no number to go-yaml), then Go's prefix.
-  test: /^(?:[-+]_*)?0_*[xXoObB][0-9a-zA-Z_]*$/,
+  test: /^(?![-+]?\.(?:inf|Inf|INF)$|\.(?:nan|NaN|NAN)$)[-+0-9.]/,
   resolve(text) {
-    const match = /^([-+]?)0([xXoObB])(.*)$/.exec(text.replace(/_/g, "")) ?? [];
-    const [, sign, prefix, digits] = match as unknown as [string, string, string, string];
-    const radix = goPrefixedRadix[prefix.toLowerCase()] as number;
-    if (!(goDigits[radix] as RegExp).test(digits)) return text;
-    const magnitude = BigInt(`0${prefix.toLowerCase()}${digits}`);
-    const value = sign === "-" ? -magnitude : magnitude;
-    const fitsInt64 = value >= -(1n << 63n) && value < 1n << 63n;
-    const fitsUint64 = sign === "" && value < 1n << 64n;
-    return fitsInt64 || fitsUint64 ? Number(value) : text;
+    if (text.startsWith(".")) {
+      if (!/^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text)) return text;
+      const f = Number(text);
+      return Number.isFinite(f) ? f : text;
+    }
+    const plain = text.replace(/_/g, "");
+    const int = goParseInt(plain);
+    if (int !== null) return Number(int);
+    if (!yamlStyleFloat.test(plain)) return text;
+    const f = Number(plain);
+    return Number.isFinite(f) ? f : text;
   },
 };
 
 /**
- * go-yaml v2 resolves YAML 1.1 booleans (yes/on) and octals (0644, common in `defaultMode`),
- * but keeps timestamps as strings, knows no sexagesimal numbers, and reads !!binary as a
- * string: drop those two tags, replace the third; and its integers are Go's (goPrefixedInt).
+ * go-yaml v2 resolves YAML 1.1 booleans (yes/on), but keeps timestamps as strings, knows no
+ * sexagesimal numbers, and reads !!binary as a string: drop those two tags, replace the third;
+ * and its numbers are Go's (goNumber, ahead of the yaml package's int and float tags).
  */
 function goYamlTags(tags: Tags): Tags {
+  // go-yaml v2 has no !!omap, !!pairs or !!set: an !!omap stays a sequence, a !!set a map of
+  // nulls. Merge keys stay keys, for goMerges.
+  const dropped = new Set(
+    ["timestamp", "binary", "omap", "pairs", "set", "merge"].map((t) => `tag:yaml.org,2002:${t}`),
+  );
   const kept = tags.filter((tag) => {
     const t = tag as { tag: string; format?: string };
-    return t.tag !== "tag:yaml.org,2002:timestamp" && t.format !== "TIME" && t.tag !== goBinary.tag;
+    return !dropped.has(t.tag) && t.format !== "TIME";
   });
-  return [goPrefixedInt, ...kept, goBinary];
+  return [goNumber, ...kept, goBinary];
 }
 
 /**
@@ -133,7 +172,22 @@ function parseJsonDocument(text: string, mode: JsonMode): unknown {
   }
 }
 
+/**
+ * What go-yaml v2's reader refuses anywhere in its input, comments included (readerc.go): all but
+ * tab, line feed, carriage return, printable ASCII, NEL, and U+00A0 on outside the surrogates and
+ * U+FFFE/U+FFFF.
+ */
+const yamlControlCharacter = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+/** A %YAML directive before the first document; go-yaml v2 reads only 1.1. */
+const yamlDirective = /^%YAML[ \t]+([0-9]+)\.([0-9]+)/m;
+
 function parseYaml(text: string): unknown {
+  if (yamlControlCharacter.test(text)) throw new Error("control characters are not allowed");
+  const directives = text.slice(0, /^---/m.exec(text)?.index ?? 0);
+  const version = yamlDirective.exec(directives);
+  if (version && (version[1] !== "1" || version[2] !== "1"))
+    throw new Error("found incompatible YAML document");
   const lines = new LineCounter();
   const parser = new Parser(lines.addNewLine);
   // parseAllDocuments, driven one token at a time so that nesting is refused as it grows.
@@ -156,6 +210,7 @@ function parseYaml(text: string): unknown {
   };
   // uniqueKeys: false. The yaml package compares each new key with every earlier one of its map
   // (40,000 annotations took 30 s); go-yaml v2, the kubelet's, keeps the last value of a key.
+  // `<<` stays a key in document order (goYamlTags): goMerges applies it as go-yaml v2 does.
   const composer = new Composer({ version: "1.1", customTags: goYamlTags, uniqueKeys: false });
   const [doc] = composer.compose(tokens());
   if (!doc) return null;
@@ -166,7 +221,35 @@ function parseYaml(text: string): unknown {
   }
   if (hasCollectionKey(doc)) throw new Error("invalid map key: a mapping or a sequence");
   restoreDoubleQuoted(doc, values);
-  return doc.toJS({ maxAliasCount: 100 });
+  const value = doc.toJS({ maxAliasCount: 100 });
+  return text.includes("<<") ? goMerges(value, 0) : value;
+}
+
+/**
+ * go-yaml v2's merge keys (decode.go): a `<<` entry sets its map's entries (a sequence of maps:
+ * from the last to the first, so that earlier ones win) at its place in the document, so a key
+ * before it is overridden by the merge and one after it overrides the merge. (YAML 1.1 lets
+ * explicit keys win wherever they are, as the yaml package does.)
+ */
+function goMerges(value: unknown, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  // An anchor that holds its own alias is infinitely deep.
+  if (depth > MaxDepth) throw new Error(tooDeep);
+  if (Array.isArray(value)) return value.map((item) => goMerges(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key !== "<<") {
+      setData(out, key, goMerges(child, depth + 1));
+      continue;
+    }
+    const maps = Array.isArray(child) ? [...child].reverse() : [child];
+    for (const map of maps) {
+      if (typeof map !== "object" || map === null || Array.isArray(map))
+        throw new Error("map merge requires map or sequence of maps as the value");
+      for (const [k, v] of Object.entries(goMerges(map, depth + 1) as object)) setData(out, k, v);
+    }
+  }
+  return out;
 }
 
 /** go-yaml v2 refuses a mapping or a sequence as a map key ("invalid map key"). */

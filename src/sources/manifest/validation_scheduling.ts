@@ -22,7 +22,7 @@ import {
   validateLabelSelector,
   validateQualifiedName,
 } from "./validation_names.js";
-import type { ValidationContext } from "./validation_options.js";
+import { decodedAt, type ValidationContext } from "./validation_options.js";
 import { visitContainers } from "./validation_security.js";
 
 /** netutils.ParseIPSloppy accepts it: IPv4 with leading zeros allowed, or IPv6. */
@@ -553,7 +553,7 @@ export function validateOS(spec: JsonObject, path: string, ctx: ValidationContex
     return [required(`${path}.os.name`, ctx.minor >= 34 ? "" : "cannot be empty")];
   if (name !== "linux" && name !== "windows")
     return [notSupported(`${path}.os`, name, ["linux", "windows"])];
-  return name === "linux" ? validateLinux(spec, path) : validateWindows(spec, path, ctx.minor);
+  return name === "linux" ? validateLinux(spec, path) : validateWindows(spec, path, ctx);
 }
 
 function validateLinux(spec: JsonObject, path: string): ErrorList {
@@ -572,10 +572,12 @@ function validateLinux(spec: JsonObject, path: string): ErrorList {
  * shareProcessNamespace) after the whole pod security context, and whether or not there is one;
  * before, they sat among its fields, inside its block.
  */
-function validateWindows(spec: JsonObject, path: string, minor: number): ErrorList {
+function validateWindows(spec: JsonObject, path: string, ctx: ValidationContext): ErrorList {
+  const { minor } = ctx;
   const errs: ErrorList = [];
   const detail = "cannot be set for a windows pod";
-  const sc = ptr(spec.securityContext);
+  // The decoded pod's: `supplementalGroups: []` is set (not nil), which the wire form drops.
+  const sc = ptr(decodedAt(ctx, `${path}.securityContext`)) ?? ptr(spec.securityContext);
   const scField = (field: string) => {
     if (sc && isSet(sc[field])) errs.push(forbidden(`${path}.securityContext.${field}`, detail));
   };
