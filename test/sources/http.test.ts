@@ -84,7 +84,10 @@ describe("http source", () => {
     handler = gzipped(Buffer.alloc(MaxManifestBytes + 1024 * 1024, " "));
     await s.syncOnce();
     assert.equal(s.health.errors.get("read"), 1);
-    assert.match(s.health.lastError?.message ?? "", /larger than the 10485760 bytes limit/);
+    assert.match(
+      s.health.lastError?.message ?? "",
+      /the read limit is reached \(10485760 bytes or more\)/,
+    );
   });
 
   test("an Accept-Encoding given in the headers is sent as given, the body left as it comes", async () => {
@@ -263,7 +266,10 @@ describe("http source", () => {
     await s.syncOnce();
     assert.equal(recorder.updates.length, 0);
     assert.equal(s.health.errors.get("read"), 1);
-    assert.match(s.health.lastError?.message ?? "", /larger than the 10485760 bytes limit/);
+    assert.match(
+      s.health.lastError?.message ?? "",
+      /the read limit is reached \(10485760 bytes or more\)/,
+    );
     await waitFor(() => closed, "the server to see the connection closed");
     // The kernel buffers a few MiB on loopback; an unbounded client would have taken it all.
     assert.ok(written < 2 * MaxManifestBytes, `server wrote ${written} bytes`);

@@ -135,7 +135,10 @@ describe("http source against a hostile manifest server", () => {
     const s = create();
     await s.syncOnce();
     assert.equal(s.health.errors.get("read"), 1);
-    assert.match(s.health.lastError?.message ?? "", /larger than the 10485760 bytes limit/);
+    assert.match(
+      s.health.lastError?.message ?? "",
+      /the read limit is reached \(10485760 bytes or more\)/,
+    );
   });
 
   test("garbage is a decode error; the source is never stored", async () => {

@@ -374,18 +374,18 @@ describe("manifest URL bodies (Pod or PodList)", () => {
 });
 
 describe("capped manifest reads", () => {
-  test("a file over 10 MiB is a read error; one at the limit is read", async () => {
+  test("a file of 10 MiB or more is a read error (ReadAtMost: the limit itself is reached); one byte less is read", async () => {
     const dir = await mkdtemp(join(tmpdir(), "manifest-read-"));
     try {
-      const atLimit = join(dir, "at-limit");
-      await writeFile(atLimit, Buffer.alloc(MaxManifestBytes, 0x20));
-      assert.equal((await readManifestFile(atLimit)).byteLength, MaxManifestBytes);
+      const under = join(dir, "under");
+      await writeFile(under, Buffer.alloc(MaxManifestBytes - 1, 0x20));
+      assert.equal((await readManifestFile(under)).byteLength, MaxManifestBytes - 1);
       const over = join(dir, "over");
-      await writeFile(over, Buffer.alloc(MaxManifestBytes + 1, 0x20));
+      await writeFile(over, Buffer.alloc(MaxManifestBytes, 0x20));
       await assert.rejects(readManifestFile(over), (err: unknown) => {
         assert.ok(err instanceof ManifestError);
         assert.equal(err.reason, "read");
-        assert.match(err.message, /over: larger than the 10485760 bytes limit/);
+        assert.match(err.message, /over: the read limit is reached \(10485760 bytes or more\)/);
         return true;
       });
       await assert.rejects(readManifestFile(join(dir, "missing")), (err: unknown) => {

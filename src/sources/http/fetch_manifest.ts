@@ -17,6 +17,7 @@ import { errorMessage } from "../error_message.js";
 import type { SourceErrorReason } from "../health.js";
 import { MaxManifestBytes, readAtMost, TooLargeError } from "../manifest/read.js";
 import { redactManifestURL } from "./manifest_url.js";
+import { systemRoots } from "./system_roots.js";
 
 /**
  * What the kubelet's Go client says it is (net/http's defaultUserAgent), sent as is rather than
@@ -83,6 +84,9 @@ export async function fetchManifest(request: ManifestRequest): Promise<Buffer> {
   }
 }
 
+/** Go's reqWriteExcludeHeader but User-Agent (sent from the map: below). */
+const goExcludedHeaders = new Set(["host", "content-length", "transfer-encoding", "trailer"]);
+
 /** GET, following redirects by hand so that each hop's headers can be chosen. */
 async function follow(
   request: ManifestRequest,
@@ -126,6 +130,8 @@ function get(
   const lines: Record<string, string[]> = Object.create(null);
   const named = new Map<string, string>();
   for (const [name, value] of headers) {
+    // Go's Request.write never sends these from the header map (reqWriteExcludeHeader).
+    if (goExcludedHeaders.has(name.toLowerCase())) continue;
     const key = named.get(name.toLowerCase()) ?? name;
     named.set(name.toLowerCase(), key);
     lines[key] = [...(lines[key] ?? []), value];
@@ -138,9 +144,12 @@ function get(
   const agent = agentKey === undefined ? GoUserAgent : lines[agentKey]?.[0];
   if (agentKey !== undefined) delete lines[agentKey];
   if (agent) lines["User-Agent"] = [agent];
-  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const https = target.protocol === "https:";
+  const send = https ? httpsRequest : httpRequest;
+  // Go's client trusts the system's roots (system_roots.ts), not Node's bundled list.
+  const ca = https ? systemRoots() : undefined;
   return new Promise((resolve, reject) => {
-    const req = send(target, { headers: lines, signal }, (message) =>
+    const req = send(target, { headers: lines, signal, ...(ca ? { ca } : {}) }, (message) =>
       resolve({ message, askedForGzip }),
     );
     req.on("error", reject);
@@ -148,10 +157,14 @@ function get(
   });
 }
 
-/** The body as sent, or gunzipped when the client asked for gzip and got it. */
+/**
+ * The body as sent, or gunzipped when the client asked for gzip and got it. An empty gzip body
+ * is empty to Go's gzip reader (EOF before a header), where zlib reports a truncated stream.
+ */
 function decodedBody({ message, askedForGzip }: Answer): AsyncIterable<Uint8Array> {
   if (!askedForGzip || message.headers["content-encoding"]?.toLowerCase() !== "gzip")
     return message;
+  if (message.headers["content-length"] === "0") return message;
   const gunzip = createGunzip();
   message.on("error", (err) => gunzip.destroy(err));
   return message.pipe(gunzip);
@@ -166,7 +179,7 @@ async function readBody(response: Answer, shown: string, controller: AbortContro
   const tooLarge = () =>
     new PollError("read", `${shown}: body ${new TooLargeError(MaxManifestBytes).message}`);
   const body = decodedBody(response);
-  if (body === message && Number(message.headers["content-length"]) > MaxManifestBytes) {
+  if (body === message && Number(message.headers["content-length"]) >= MaxManifestBytes) {
     controller.abort();
     throw tooLarge();
   }

@@ -10,14 +10,15 @@ export const MaxManifestBytes = 10 * 1024 * 1024;
 export class TooLargeError extends Error {
   override readonly name = "TooLargeError";
   constructor(readonly limit: number) {
-    super(`larger than the ${limit} bytes limit`);
+    super(`the read limit is reached (${limit} bytes or more)`);
   }
 }
 
 /**
- * Collects `chunks` until they end, or throws TooLargeError as soon as more than `limit` bytes
- * arrived: at most one chunk beyond the limit is ever held. Leaving the loop early ends the
- * iteration, which destroys a file stream or cancels a response body.
+ * Collects `chunks` until they end, or throws TooLargeError as soon as `limit` bytes arrived:
+ * ReadAtMost refuses a body of exactly the limit too (its LimitedReader's N reaches 0). At most
+ * one chunk beyond the limit is ever held. Leaving the loop early ends the iteration, which
+ * destroys a file stream or cancels a response body.
  */
 export async function readAtMost(
   chunks: AsyncIterable<Uint8Array>,
@@ -27,7 +28,7 @@ export async function readAtMost(
   let total = 0;
   for await (const chunk of chunks) {
     total += chunk.byteLength;
-    if (total > limit) throw new TooLargeError(limit);
+    if (total >= limit) throw new TooLargeError(limit);
     parts.push(chunk);
   }
   return Buffer.concat(parts, total);
