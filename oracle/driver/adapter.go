@@ -75,6 +75,10 @@ type Facts struct {
 	SeenAllSourcesLoggerParam bool `json:"seenAllSourcesLoggerParam"`
 	// ObserverLoggerParam: the startup SLI observer's ObservedPodOnWatch takes a logger (1.37+).
 	ObserverLoggerParam bool `json:"observerLoggerParam"`
+	// NodeSyncWaitsForNode: the api source's nodeHasSynced is true only once this node's Node
+	// object is in the informer's cache (pkg/kubelet/kubelet.go newNodeHasSyncedFunc, 1.37+),
+	// not once the node informer has synced (an empty list included).
+	NodeSyncWaitsForNode bool `json:"nodeSyncWaitsForNode"`
 }
 
 // KubernetesVersion is the version of k8s.io/kubernetes linked into this binary ("v1.32.13").

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -28,16 +30,22 @@ func (o *oracle) runAPI(kubeconfig, nodeName string) error {
 	if err != nil {
 		return err
 	}
-	// nodeHasSynced as the kubelet wires it (pkg/kubelet/kubelet.go NewMainKubelet): the synced
-	// state of a node informer restricted to this node's name.
+	// nodeHasSynced as the kubelet wires it (pkg/kubelet/kubelet.go NewMainKubelet): a node
+	// informer restricted to this node's name, and either its synced state (up to 1.36) or, from
+	// 1.37, whether the Node object is in its cache (newNodeHasSyncedFunc, copied below since
+	// the kubelet package does not export it; TestAdapterMatchesSource checks which one a minor uses).
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(options *metav1.ListOptions) {
 		options.FieldSelector = fields.Set{metav1.ObjectNameField: nodeName}.String()
 	}))
-	nodeInformer := factory.Core().V1().Nodes().Informer()
+	nodes := factory.Core().V1().Nodes()
+	nodeHasSynced := nodes.Informer().HasSynced
+	if o.adapter.Facts().NodeSyncWaitsForNode {
+		nodeHasSynced = newNodeHasSyncedFunc(nodes.Lister(), nodeName)
+	}
 	factory.Start(wait.NeverStop)
 
 	ch := newSourceChan(o.adapter.SourceChanElem(), o.adapter.Ops())
-	o.adapter.NewSourceApiserver(o.logger, client, nodeName, nodeInformer.HasSynced, ch.ch)
+	o.adapter.NewSourceApiserver(o.logger, client, nodeName, nodeHasSynced, ch.ch)
 
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
@@ -52,5 +60,21 @@ func (o *oracle) runAPI(kubeconfig, nodeName string) error {
 		if err := encoder.Encode(ch.decode(v, "api")); err != nil {
 			return err
 		}
+	}
+}
+
+// newNodeHasSyncedFunc is pkg/kubelet/kubelet.go's (1.37): true once this node's Node object is in
+// the informer cache, and from then on.
+func newNodeHasSyncedFunc(nodeLister corelisters.NodeLister, nodeName string) func() bool {
+	var synced atomic.Bool
+	return func() bool {
+		if synced.Load() {
+			return true
+		}
+		if _, err := nodeLister.Get(nodeName); err == nil {
+			synced.Store(true)
+			return true
+		}
+		return false
 	}
 }

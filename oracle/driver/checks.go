@@ -63,6 +63,15 @@ func structFields(t T, file *ast.File, name string) [][2]string {
 	return fields
 }
 
+func declaresFunc(file *ast.File, name string) bool {
+	for _, decl := range file.Decls {
+		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func declaresType(file *ast.File, name string) bool {
 	found := false
 	ast.Inspect(file, func(node ast.Node) bool {
@@ -184,6 +193,11 @@ func CheckAdapterAgainstSource(t T, facts Facts) {
 		if loggerFirst[name] != adapterSays {
 			t.Errorf("%s takes a logger first: %v upstream, the adapter says %v", name, loggerFirst[name], adapterSays)
 		}
+	}
+
+	waitsForNode := declaresFunc(parseFile(t, filepath.Join(dir, "kubelet.go")), "newNodeHasSyncedFunc")
+	if waitsForNode != facts.NodeSyncWaitsForNode {
+		t.Errorf("the api source waits for the Node object (newNodeHasSyncedFunc): %v upstream, the adapter says %v", waitsForNode, facts.NodeSyncWaitsForNode)
 	}
 
 	modes := constNames(configGo, "PodConfigNotificationMode")

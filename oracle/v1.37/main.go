@@ -62,6 +62,7 @@ func (adapter) Facts() driver.Facts {
 		SourceLoggerParam:         true,
 		SeenAllSourcesLoggerParam: seenAllSourcesLoggerParam,
 		ObserverLoggerParam:       observerLoggerParam,
+		NodeSyncWaitsForNode:      true,
 	}
 }
 

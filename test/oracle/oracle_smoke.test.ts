@@ -192,5 +192,38 @@ for (const minor of ["1.32", "1.37"]) {
         await fake.close();
       }
     });
+
+    test("api mode: without this node's Node object, 1.37's api source waits (newNodeHasSyncedFunc), 1.32's lists", async () => {
+      const fake = await FakeApiserver.start();
+      const kubeconfig = await fake.writeKubeconfig(dir);
+      fake.absentNodes.add("node-a");
+      fake.addPod({
+        metadata: { name: "a", namespace: "default" },
+        spec: { nodeName: "node-a", containers: [{ name: "c", image: "img:1" }] },
+      });
+      const source = OracleApiSource.start(minor, kubeconfig, "node-a", {
+        featureGates: "WatchListClient=false",
+      });
+      try {
+        if (minor === "1.32") {
+          const [first] = await source.waitForUpdates(1);
+          assert.deepEqual(
+            first?.pods.map((p) => p.metadata.name),
+            ["a"],
+          );
+        } else {
+          // The gate is checked every second (WaitForAPIServerSyncPeriod): 3 s is three checks.
+          await new Promise((resolve) => setTimeout(resolve, 3_000));
+          assert.equal(source.updates.length, 0);
+          assert.ok(
+            fake.requests.some((r) => r.kind === "nodes"),
+            "the node was listed",
+          );
+        }
+      } finally {
+        await source.close();
+        await fake.close();
+      }
+    });
   });
 }
