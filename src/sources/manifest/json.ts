@@ -15,6 +15,15 @@ export class JsonNumber {
   constructor(readonly text: string) {}
 }
 
+/** encoding/json's name for a JSON value in an UnmarshalTypeError. */
+export function jsonKind(v: unknown): string {
+  if (typeof v === "string") return "string";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "number" || v instanceof JsonNumber) return "number";
+  if (Array.isArray(v)) return "array";
+  return "object";
+}
+
 /** A key given more than once in one object: its values in order, for a typed decoder. */
 export class Repeated {
   constructor(readonly values: unknown[]) {}

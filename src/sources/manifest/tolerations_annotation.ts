@@ -4,7 +4,7 @@
 // value of the wrong type is an error (the first one, in document order), not skipped. A JSON
 // syntax error keeps this copy's parser's wording (docs/validation.md "Not ported").
 import { isObject } from "../json_object.js";
-import { JsonNumber, JsonSyntaxError, parseJson, Repeated } from "./json.js";
+import { JsonNumber, JsonSyntaxError, jsonKind, parseJson, Repeated } from "./json.js";
 
 /** core.Toleration's fields: Go's name, the v1 name validation reads, and the Go type. */
 const fields: [go: string, json: string, type: string][] = [
@@ -21,17 +21,6 @@ export type DecodedTolerations = { tolerations: Record<string, unknown>[] } | { 
 /** Bounds the nesting of a hostile annotation; Go's limit is 10,000 too. */
 const maxDepth = 10_000;
 
-const kindOf = (v: unknown): string =>
-  Array.isArray(v)
-    ? "array"
-    : typeof v === "string"
-      ? "string"
-      : typeof v === "boolean"
-        ? "bool"
-        : typeof v === "number" || v instanceof JsonNumber
-          ? "number"
-          : "object";
-
 export function decodeTolerationsAnnotation(text: string): DecodedTolerations {
   let doc: unknown;
   try {
@@ -43,14 +32,14 @@ export function decodeTolerationsAnnotation(text: string): DecodedTolerations {
   if (doc === null) return { tolerations: [] };
   if (!Array.isArray(doc))
     return {
-      error: `json: cannot unmarshal ${kindOf(doc)} into Go value of type []core.Toleration`,
+      error: `json: cannot unmarshal ${jsonKind(doc)} into Go value of type []core.Toleration`,
     };
   let first: string | undefined;
   const tolerations = doc.map((item) => {
     const toleration: Record<string, unknown> = {};
     if (item === null) return toleration;
     if (!isObject(item)) {
-      first ??= `json: cannot unmarshal ${kindOf(item)} into Go value of type core.Toleration`;
+      first ??= `json: cannot unmarshal ${jsonKind(item)} into Go value of type core.Toleration`;
       return toleration;
     }
     for (const [key, raw] of Object.entries(item)) {
@@ -81,7 +70,7 @@ function assign(
   }
   if (type !== "int64") {
     if (typeof value === "string") toleration[json] = value;
-    else return `json: cannot unmarshal ${kindOf(value)} into ${at}`;
+    else return `json: cannot unmarshal ${jsonKind(value)} into ${at}`;
     return undefined;
   }
   if (typeof value === "number" && Number.isSafeInteger(value)) {
@@ -96,5 +85,5 @@ function assign(
     }
     return `json: cannot unmarshal number ${value.text} into ${at}`;
   }
-  return `json: cannot unmarshal ${kindOf(value)} into ${at}`;
+  return `json: cannot unmarshal ${jsonKind(value)} into ${at}`;
 }

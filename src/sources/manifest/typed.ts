@@ -10,7 +10,7 @@
 // the wire form the kubelet would print.
 import type { JsonObject } from "../json_object.js";
 import type { GoField, GoSchema, GoType } from "./go_schema.js";
-import { JsonNumber, Repeated, setData } from "./json.js";
+import { JsonNumber, jsonKind, Repeated, setData } from "./json.js";
 import { goSpace } from "./parse.js";
 import { Quantity, QuantityError } from "./quantity.js";
 
@@ -40,15 +40,6 @@ function numberText(v: number | JsonNumber): string {
   if (v instanceof JsonNumber) return v.text;
   if (Object.is(v, -0)) return "-0";
   return String(v).replace(/e([+-])([0-9])$/, "e$10$2");
-}
-
-/** encoding/json's name for a JSON value in an UnmarshalTypeError. */
-function jsonKind(v: unknown): string {
-  if (typeof v === "string") return "string";
-  if (typeof v === "boolean") return "bool";
-  if (typeof v === "number" || v instanceof JsonNumber) return "number";
-  if (Array.isArray(v)) return "array";
-  return "object";
 }
 
 /**
