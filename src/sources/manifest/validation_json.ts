@@ -34,3 +34,6 @@ export const entries = (value: unknown): [string, unknown][] =>
 
 /** A pointer to a scalar is set. */
 export const isSet = (value: unknown): boolean => value !== undefined && value !== null;
+
+/** A pointer to a scalar as Go marshals it: its value, or null when nil. */
+export const orNull = (value: unknown): unknown => (isSet(value) ? value : null);

@@ -20,13 +20,10 @@ import {
   required,
   tooLong,
 } from "./field.js";
-import { bool, isSet, num, objects, ptr, str, strings } from "./validation_json.js";
+import { bool, isSet, num, objects, orNull, ptr, str, strings } from "./validation_json.js";
 import type { Annotations } from "./validation_names.js";
 import { decodedAt, type ValidationContext } from "./validation_options.js";
 import { validateLocalDescendingPath } from "./validation_volumes.js";
-
-/** A *bool, *int64 or *string: null when nil. */
-const scalar = (v: unknown): unknown => (isSet(v) ? v : null);
 
 /** A pointer to a struct, as `build` maps it: null when nil. */
 const nested = (v: unknown, build: (o: JsonObject) => Record<string, unknown>) => {
@@ -39,7 +36,7 @@ const stringList = (v: unknown): string[] | null => (isSet(v) ? strings(v) : nul
 
 const profile = (p: JsonObject) => ({
   Type: str(p.type),
-  LocalhostProfile: scalar(p.localhostProfile),
+  LocalhostProfile: orNull(p.localhostProfile),
 });
 
 /**
@@ -54,7 +51,7 @@ function goSecurityContext(sc: JsonObject): { go: string } {
         Add: stringList(c.add),
         Drop: stringList(c.drop),
       })),
-      Privileged: scalar(sc.privileged),
+      Privileged: orNull(sc.privileged),
       SELinuxOptions: nested(sc.seLinuxOptions, (o) => ({
         User: str(o.user),
         Role: str(o.role),
@@ -62,17 +59,17 @@ function goSecurityContext(sc: JsonObject): { go: string } {
         Level: str(o.level),
       })),
       WindowsOptions: nested(sc.windowsOptions, (o) => ({
-        GMSACredentialSpecName: scalar(o.gmsaCredentialSpecName),
-        GMSACredentialSpec: scalar(o.gmsaCredentialSpec),
-        RunAsUserName: scalar(o.runAsUserName),
-        HostProcess: scalar(o.hostProcess),
+        GMSACredentialSpecName: orNull(o.gmsaCredentialSpecName),
+        GMSACredentialSpec: orNull(o.gmsaCredentialSpec),
+        RunAsUserName: orNull(o.runAsUserName),
+        HostProcess: orNull(o.hostProcess),
       })),
-      RunAsUser: scalar(sc.runAsUser),
-      RunAsGroup: scalar(sc.runAsGroup),
-      RunAsNonRoot: scalar(sc.runAsNonRoot),
-      ReadOnlyRootFilesystem: scalar(sc.readOnlyRootFilesystem),
-      AllowPrivilegeEscalation: scalar(sc.allowPrivilegeEscalation),
-      ProcMount: scalar(sc.procMount),
+      RunAsUser: orNull(sc.runAsUser),
+      RunAsGroup: orNull(sc.runAsGroup),
+      RunAsNonRoot: orNull(sc.runAsNonRoot),
+      ReadOnlyRootFilesystem: orNull(sc.readOnlyRootFilesystem),
+      AllowPrivilegeEscalation: orNull(sc.allowPrivilegeEscalation),
+      ProcMount: orNull(sc.procMount),
       SeccompProfile: nested(sc.seccompProfile, profile),
       AppArmorProfile: nested(sc.appArmorProfile, profile),
     },

@@ -25,7 +25,17 @@ import {
   validContainerResourceFieldPathExpressions,
   validVolumeDownwardAPIFieldPathExpressions,
 } from "./validation_env.js";
-import { bool, entries, isSet, num, objects, ptr, str, strings } from "./validation_json.js";
+import {
+  bool,
+  entries,
+  isSet,
+  num,
+  objects,
+  orNull,
+  ptr,
+  str,
+  strings,
+} from "./validation_json.js";
 import {
   nameIsDNSSubdomain,
   validateDNS1123Label,
@@ -754,15 +764,14 @@ function validateClusterTrustBundleProjection(
  * `User`); up to 1.33 %#v, where the set name and signer name print their addresses.
  */
 function goClusterTrustBundleProjection(bundle: JsonObject, minor: number): { go: string } {
-  const pointer = (v: unknown) => (isSet(v) ? v : null);
   return goInternalJSON(
     {
-      Name: pointer(bundle.name),
-      SignerName: pointer(bundle.signerName),
-      LabelSelector: pointer(bundle.labelSelector),
-      Optional: pointer(bundle.optional),
+      Name: orNull(bundle.name),
+      SignerName: orNull(bundle.signerName),
+      LabelSelector: orNull(bundle.labelSelector),
+      Optional: orNull(bundle.optional),
       Path: str(bundle.path),
-      ...(minor >= 37 ? { User: pointer(bundle.user) } : {}),
+      ...(minor >= 37 ? { User: orNull(bundle.user) } : {}),
     },
     "core.ClusterTrustBundleProjection{...}",
   );
