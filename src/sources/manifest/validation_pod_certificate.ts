@@ -97,27 +97,32 @@ export function validateSignerName(path: string, signerName: string): ErrorList 
   const errs: ErrorList = [];
   if (byteLength(domain) > subdomainMax) errs.push(tooLong(path, subdomainMax));
   const domainLabels = domain.split(".");
-  // Upstream stops at the first bad label: the rest would repeat the same message.
-  for (const label of domainLabels) {
-    const msgs = isDNS1123Label(label);
-    if (msgs.length === 0) continue;
-    for (const msg of msgs) errs.push(invalid(path, domain, `validating label "${label}": ${msg}`));
-    break;
-  }
+  errs.push(...firstBadLabel(path, domain, isDNS1123Label));
   if (domainLabels.length < 2)
     errs.push(
       invalid(path, domain, "should be a domain with at least two segments separated by dots"),
     );
-  for (const label of signerPath.split(".")) {
-    const msgs = isDNS1123Subdomain(label);
-    if (msgs.length === 0) continue;
-    for (const msg of msgs)
-      errs.push(invalid(path, signerPath, `validating label "${label}": ${msg}`));
-    break;
-  }
+  errs.push(...firstBadLabel(path, signerPath, isDNS1123Subdomain));
   const maxSignerName = subdomainMax + (subdomainMax + labelMax + 1) + 1;
   if (byteLength(signerName) > maxSignerName) errs.push(tooLong(path, maxSignerName));
   return errs;
+}
+
+/**
+ * The first "."-separated label of `segment` that `check` refuses, each message of it; upstream
+ * stops there, since the rest would repeat the same messages.
+ */
+function firstBadLabel(
+  path: string,
+  segment: string,
+  check: (label: string) => string[],
+): ErrorList {
+  for (const label of segment.split(".")) {
+    const msgs = check(label);
+    if (msgs.length > 0)
+      return msgs.map((msg) => invalid(path, segment, `validating label "${label}": ${msg}`));
+  }
+  return [];
 }
 
 /**
