@@ -17,7 +17,7 @@ import { errorMessage } from "../error_message.js";
 import type { SourceErrorReason } from "../health.js";
 import { MaxManifestBytes, readAtMost, TooLargeError } from "../manifest/read.js";
 import { redactManifestURL } from "./manifest_url.js";
-import { systemRoots } from "./system_roots.js";
+import { systemRootsContext } from "./system_roots.js";
 
 /**
  * What the kubelet's Go client says it is (net/http's defaultUserAgent), sent as is rather than
@@ -147,10 +147,12 @@ function get(
   const https = target.protocol === "https:";
   const send = https ? httpsRequest : httpRequest;
   // Go's client trusts the system's roots (system_roots.ts), not Node's bundled list.
-  const ca = https ? systemRoots() : undefined;
+  const secureContext = https ? systemRootsContext() : undefined;
   return new Promise((resolve, reject) => {
-    const req = send(target, { headers: lines, signal, ...(ca ? { ca } : {}) }, (message) =>
-      resolve({ message, askedForGzip }),
+    const req = send(
+      target,
+      { headers: lines, signal, ...(secureContext ? { secureContext } : {}) },
+      (message) => resolve({ message, askedForGzip }),
     );
     req.on("error", reject);
     req.end();

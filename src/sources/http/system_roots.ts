@@ -6,6 +6,7 @@
 // SSL_CERT_FILE pointing at a mounted bundle (deploy/README.md).
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
+import { createSecureContext, type SecureContext } from "node:tls";
 
 const certFiles = [
   "/etc/ssl/certs/ca-certificates.crt",
@@ -64,13 +65,17 @@ export function loadSystemRoots(env: NodeJS.ProcessEnv = process.env): string[] 
   return [...found];
 }
 
-let cached: string[] | undefined;
+let cached: { context: SecureContext | undefined } | undefined;
 
 /**
- * The system roots, read once per process; undefined when the system has none, which leaves
+ * A TLS context that trusts the system roots, built once per process (not at every poll: the
+ * bundle holds some 150 certificates to parse); undefined when the system has none, which leaves
  * Node's bundled list (where Go would trust nothing: a machine without a CA bundle).
  */
-export function systemRoots(): string[] | undefined {
-  cached ??= loadSystemRoots();
-  return cached.length > 0 ? cached : undefined;
+export function systemRootsContext(): SecureContext | undefined {
+  if (!cached) {
+    const roots = loadSystemRoots();
+    cached = { context: roots.length > 0 ? createSecureContext({ ca: roots }) : undefined };
+  }
+  return cached.context;
 }
