@@ -163,22 +163,35 @@ for (const minor of ["1.32", "1.37"]) {
       assert.equal(second?.seenAllSources, true);
     });
 
-    test("api mode: upstream's api source lists this node's pods from the loopback API server", async () => {
+    /**
+     * Upstream's api source for node-a against a loopback API server holding `pods` (name, node).
+     * FakeApiserver serves list then watch, not the streaming watch-list that client-go uses by
+     * default from 1.35 (WatchListClient); the kubelet's own --feature-gates turns it off.
+     */
+    async function apiOracle(pods: [string, string][], nodeAbsent = false) {
       const fake = await FakeApiserver.start();
       const kubeconfig = await fake.writeKubeconfig(dir);
-      fake.addPod({
-        metadata: { name: "a", namespace: "default" },
-        spec: { nodeName: "node-a", containers: [{ name: "c", image: "img:1" }] },
-      });
-      fake.addPod({
-        metadata: { name: "elsewhere", namespace: "default" },
-        spec: { nodeName: "node-b", containers: [{ name: "c", image: "img:1" }] },
-      });
-      // FakeApiserver serves list then watch, not the streaming watch-list that client-go uses
-      // by default from 1.35 (WatchListClient); the kubelet's own --feature-gates turns it off.
+      if (nodeAbsent) fake.absentNodes.add("node-a");
+      for (const [name, nodeName] of pods)
+        fake.addPod({
+          metadata: { name, namespace: "default" },
+          spec: { nodeName, containers: [{ name: "c", image: "img:1" }] },
+        });
       const source = OracleApiSource.start(minor, kubeconfig, "node-a", {
         featureGates: "WatchListClient=false",
       });
+      const close = async () => {
+        await source.close();
+        await fake.close();
+      };
+      return { fake, source, close };
+    }
+
+    test("api mode: upstream's api source lists this node's pods from the loopback API server", async () => {
+      const { source, close } = await apiOracle([
+        ["a", "node-a"],
+        ["elsewhere", "node-b"],
+      ]);
       try {
         const [first] = await source.waitForUpdates(1);
         assert.equal(first?.source, "api");
@@ -188,22 +201,12 @@ for (const minor of ["1.32", "1.37"]) {
           ["a"],
         );
       } finally {
-        await source.close();
-        await fake.close();
+        await close();
       }
     });
 
     test("api mode: without this node's Node object, 1.37's api source waits (newNodeHasSyncedFunc), 1.32's lists", async () => {
-      const fake = await FakeApiserver.start();
-      const kubeconfig = await fake.writeKubeconfig(dir);
-      fake.absentNodes.add("node-a");
-      fake.addPod({
-        metadata: { name: "a", namespace: "default" },
-        spec: { nodeName: "node-a", containers: [{ name: "c", image: "img:1" }] },
-      });
-      const source = OracleApiSource.start(minor, kubeconfig, "node-a", {
-        featureGates: "WatchListClient=false",
-      });
+      const { fake, source, close } = await apiOracle([["a", "node-a"]], true);
       try {
         if (minor === "1.32") {
           const [first] = await source.waitForUpdates(1);
@@ -221,8 +224,7 @@ for (const minor of ["1.32", "1.37"]) {
           );
         }
       } finally {
-        await source.close();
-        await fake.close();
+        await close();
       }
     });
   });
