@@ -38,6 +38,13 @@ func Main(adapter Adapter) {
 	klog.SetLogger(logger)
 	o := &oracle{adapter: adapter, logs: logs, logger: logger}
 	args := os.Args[1:]
+	if len(args) == 1 && args[0] == "internal-types" {
+		if err := WriteInternalPodTypes(os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "oracle internal-types:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	api := len(args) > 0 && args[0] == "api"
 	if api {
 		args = args[1:]
@@ -47,7 +54,7 @@ func Main(adapter Adapter) {
 	kubeconfig := flags.String("kubeconfig", "", "api: kubeconfig of the API server")
 	nodeName := flags.String("node-name", defaultNodeName, "api: the node whose pods the source lists")
 	flags.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: oracle [--feature-gates G] (JSON lines on stdin) | oracle api --kubeconfig F --node-name N [--feature-gates G]")
+		fmt.Fprintln(os.Stderr, "usage: oracle [--feature-gates G] (JSON lines on stdin) | oracle api --kubeconfig F --node-name N [--feature-gates G] | oracle internal-types")
 	}
 	_ = flags.Parse(args)
 	if flags.NArg() > 0 || (!api && *kubeconfig != "") {
@@ -129,6 +136,8 @@ func (o *oracle) handle(req Request) map[string]any {
 		return o.url(req, nodeName)
 	case "merge":
 		return o.merge(req)
+	case "hashdump":
+		return o.hashDump(req)
 	default:
 		return map[string]any{"oracleError": fmt.Sprintf("unknown cmd %q", req.Cmd)}
 	}
@@ -165,17 +174,34 @@ func (o *oracle) file(path, nodeName string) map[string]any {
 	}
 }
 
-func (o *oracle) url(req Request, nodeName string) map[string]any {
-	var body []byte
+// requestBody is the request's body or bodyBase64 (nil when it has neither).
+func requestBody(req Request) ([]byte, error) {
 	switch {
 	case req.BodyBase64 != nil:
 		decoded, err := base64.StdEncoding.DecodeString(*req.BodyBase64)
 		if err != nil {
-			return map[string]any{"oracleError": "bodyBase64: " + err.Error()}
+			return nil, fmt.Errorf("bodyBase64: %w", err)
 		}
-		body = decoded
+		return decoded, nil
 	case req.Body != nil:
-		body = []byte(*req.Body)
+		return []byte(*req.Body), nil
+	}
+	return nil, nil
+}
+
+func (o *oracle) hashDump(req Request) map[string]any {
+	body, err := requestBody(req)
+	if err != nil {
+		return map[string]any{"oracleError": err.Error()}
+	}
+	dumps, err := hashDumps(body)
+	return map[string]any{"dumps": dumps, "error": errorText(err)}
+}
+
+func (o *oracle) url(req Request, nodeName string) map[string]any {
+	body, err := requestBody(req)
+	if err != nil {
+		return map[string]any{"oracleError": err.Error()}
 	}
 	status := req.Status
 	if status == 0 {
@@ -191,7 +217,7 @@ func (o *oracle) url(req Request, nodeName string) map[string]any {
 	o.manifest.serve(status, body)
 	ch := newSourceChan(o.adapter.SourceChanElem(), o.adapter.Ops())
 	source := NewSourceURL(o.manifest.url, nodeName, ch.ch.UnsafePointer())
-	err := o.adapter.ExtractFromURL(source, o.logger)
+	err = o.adapter.ExtractFromURL(source, o.logger)
 	return map[string]any{
 		"url":   o.manifest.url,
 		"sent":  ch.drain("http"),

@@ -56,8 +56,15 @@ export interface OracleMergeStep {
   logs: OracleLogEntry[];
 }
 
+/** What the kubelet's DeepHashObject writes for each pod of a body (`error`: it did not decode). */
+export interface OracleHashDumpResult {
+  dumps: string[] | null;
+  error: string | null;
+}
+
 export type OracleRequest =
   | { cmd: "info" }
+  | { cmd: "hashdump"; body?: string; bodyBase64?: string }
   | { cmd: "file"; path: string; nodeName?: string }
   | { cmd: "url"; body?: string; bodyBase64?: string; status?: number; nodeName?: string }
   | {
@@ -73,7 +80,9 @@ type Response<R extends OracleRequest> = R extends { cmd: "info" }
     ? OracleFileResult
     : R extends { cmd: "url" }
       ? OracleUrlResult
-      : { steps: OracleMergeStep[] };
+      : R extends { cmd: "hashdump" }
+        ? OracleHashDumpResult
+        : { steps: OracleMergeStep[] };
 
 export interface OracleOptions {
   /** The kubelet's --feature-gates syntax ("A=true,B=false"); default: the release's defaults. */
