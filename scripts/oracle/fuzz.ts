@@ -23,7 +23,6 @@ import {
 } from "../../test/differential/campaign.js";
 import { type CaseContext, manifestOf } from "../../test/differential/cases.js";
 import { declaredFor } from "../../test/differential/declared.js";
-import { ManifestServer } from "../../test/differential/ours.js";
 import { Oracle } from "../../test/support/oracle.js";
 import { loadPodSchema } from "../../test/support/pod_schema.js";
 import { Rng } from "../../test/support/rng.js";
@@ -84,19 +83,16 @@ async function withContext<T>(
   const pin = pinForMinor(minor);
   if (!pin) throw new Error(`no pinned release for ${minor}`);
   const oracle = Oracle.start(minor);
-  const server = await ManifestServer.start();
   const workDir = await mkdtemp(join(tmpdir(), `oracle-fuzz-${minor}-`));
   try {
     return await run({
       minor,
       request: (request: Record<string, unknown>) => oracle.request(request as never),
       schema: loadPodSchema(`v${pin}`),
-      server,
       workDir,
     });
   } finally {
     await oracle.close();
-    await server.close();
     await rm(workDir, { recursive: true, force: true });
   }
 }

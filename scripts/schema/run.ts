@@ -1,9 +1,11 @@
-// Runs oracle/schema for one kubelet minor and returns what it prints: the schema of v1.Pod as
-// that minor's k8s.io/api declares it. Uses the machine's Go with its module and build caches.
+// What the committed schemas of one kubelet minor are generated from: oracle/schema's schema of
+// v1.Pod as that minor's k8s.io/api declares it (the machine's Go with its module and build
+// caches), and the oracle's internal Pod types.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type KubeletMinor, NewestKubeletMinor } from "../../src/core/version.js";
+import { oracleBinary } from "../oracle/pins.js";
 
 const run = promisify(execFile);
 const moduleDir = fileURLToPath(new URL("../../oracle/schema/", import.meta.url));
@@ -15,6 +17,19 @@ export async function schemaOutput(minor: KubeletMinor): Promise<string> {
     cwd: moduleDir,
     maxBuffer: 16 * 1024 * 1024,
     timeout: 15 * 60 * 1000,
+  });
+  return stdout;
+}
+
+/**
+ * The internal Pod types of `minor` (src/sources/manifest/spew_schema.ts), as the oracle built
+ * from that release prints them (`oracle-<minor> internal-types`); it must be built
+ * (npm run oracle:build).
+ */
+export async function internalTypesOutput(minor: KubeletMinor): Promise<string> {
+  const { stdout } = await run(oracleBinary(minor), ["internal-types"], {
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 60 * 1000,
   });
   return stdout;
 }

@@ -12,6 +12,7 @@
 // reads them in, the bounded reason category, and "since when".
 import type { Clock } from "../core/deps.js";
 import { type Pod, podFullName, podUID } from "../core/types.js";
+import type { StaticPod } from "./manifest/decode.js";
 
 export type Verdict = "stored" | "refused" | "duplicate" | "ignored" | "pending";
 
@@ -35,6 +36,8 @@ export interface ManifestPod {
   /** The kubelet's kubecontainer.GetPodFullName: name_namespace. */
   fullName: string;
   uid: string;
+  /** Why this generated UID may not be the kubelet's (the node's time zone...); absent: exact. */
+  uidInexact?: string;
 }
 
 /** A verdict as a source computes it, before "since when" is known. */
@@ -58,9 +61,10 @@ export interface ManifestVerdict extends ManifestFinding {
   since: number;
 }
 
-export const manifestPod = (pod: Pod): ManifestPod => ({
+export const manifestPod = (pod: Pod, uidInexact?: string): ManifestPod => ({
   fullName: podFullName(pod),
   uid: podUID(pod),
+  ...(uidInexact === undefined ? {} : { uidInexact }),
 });
 
 /** The kubelet's text of a decode failure -> its category. */
@@ -120,11 +124,11 @@ export function sortVerdicts(verdicts: ManifestVerdict[]): ManifestVerdict[] {
  * of each full name and drops the later ones (config.go), whatever the body's order. A body of
  * one pod is named by the URL alone, each pod of a longer list by its index.
  */
-export function urlPodFindings(display: string, pods: readonly Pod[]): ManifestFinding[] {
+export function urlPodFindings(display: string, pods: readonly StaticPod[]): ManifestFinding[] {
   const first = new Map<string, string>();
-  return pods.map((pod, i) => {
+  return pods.map(({ pod, uidInexact }, i) => {
     const manifest = pods.length > 1 ? `${display} items[${i}]` : display;
-    const found = manifestPod(pod);
+    const found = manifestPod(pod, uidInexact);
     const winner = first.get(found.fullName);
     if (winner === undefined) {
       first.set(found.fullName, manifest);

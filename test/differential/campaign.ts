@@ -8,6 +8,7 @@ import { Rng } from "../support/rng.js";
 import {
   type CaseContext,
   fileBatchDifferences,
+  hashDumpDifferences,
   type Manifest,
   mergeDifferences,
   minimalManifest,
@@ -19,6 +20,9 @@ import {
 import type { Difference } from "./compare.js";
 import { type Declared, declaredFor } from "./declared.js";
 import { kubeletPodForm } from "./theirs.js";
+
+/** One manifest and one URL body in this many also have their UID's hash dump compared. */
+const HashDumpEvery = 10;
 
 export interface CampaignOptions {
   seed: number;
@@ -121,12 +125,25 @@ export async function runCampaign(
           manifest ? { kind: "manifest", manifest } : { kind: "body", text: "(a batch)" },
         );
       }
+      // The UIDs above are compared in full; one manifest in HashDumpEvery also has the dump
+      // they hash compared, which says where a differing UID comes from.
+      for (let i = 0; i < n; i += HashDumpEvery) {
+        const manifest = manifests[i] as Manifest;
+        for (const difference of await hashDumpDifferences(ctx, bytes[i] as Buffer))
+          tally(difference, { kind: "manifest", manifest });
+      }
       result.manifests += n;
     }
     for (; result.bodies < Math.min(options.bodies, share(options.bodies)); result.bodies++) {
       const { body } = randomBody(rng, ctx.schema, result.bodies);
-      for (const difference of await urlDifferences(ctx, body.bytes))
-        tally(difference, { kind: "body", text: `${body.form}:\n${body.bytes.toString("utf8")}` });
+      const example: Example = {
+        kind: "body",
+        text: `${body.form}:\n${body.bytes.toString("utf8")}`,
+      };
+      for (const difference of await urlDifferences(ctx, body.bytes)) tally(difference, example);
+      if (result.bodies % HashDumpEvery === 0)
+        for (const difference of await hashDumpDifferences(ctx, body.bytes))
+          tally(difference, example);
     }
     for (;;) {
       const due = Math.min(options.sequences, share(options.sequences));

@@ -20,15 +20,14 @@ import {
   podSetDifferences,
   updateDifferences,
 } from "./compare.js";
+import { decodeFiles, listFiles, NodeName, ourHashDumps, pollURL, runMerge } from "./ours.js";
 import {
-  decodeFiles,
-  listFiles,
-  type ManifestServer,
-  NodeName,
-  pollURL,
-  runMerge,
-} from "./ours.js";
-import { kubeletListFiles, kubeletMerge, kubeletPollURL, type OracleRequest } from "./theirs.js";
+  kubeletHashDumps,
+  kubeletListFiles,
+  kubeletMerge,
+  kubeletPollURL,
+  type OracleRequest,
+} from "./theirs.js";
 import {
   kubeletURLVerdicts,
   kubeletVerdicts,
@@ -44,7 +43,6 @@ export interface CaseContext {
   minor: KubeletMinor;
   request: OracleRequest;
   schema: PodSchema;
-  server: ManifestServer;
   /** A directory of our own for the case files. */
   workDir: string;
 }
@@ -95,7 +93,7 @@ function sentDifferences(
         detail: `here [${ours.map(shape).join(", ")}], kubelet [${theirs.map(shape).join(", ")}]`,
       },
     ];
-  return podSetDifferences(sentPods(ours), sentPods(theirs), `${what} pod`);
+  return podSetDifferences(minor, sentPods(ours), sentPods(theirs), `${what} pod`);
 }
 
 /** Writes the manifests as files m-0000... of a fresh directory; returns their paths. */
@@ -182,10 +180,9 @@ export async function fileBatchDifferences(
 
 /** One manifest URL body polled by both http sources. */
 export async function urlDifferences(ctx: CaseContext, body: Buffer): Promise<Difference[]> {
-  const [ours, theirs] = [
-    await pollURL(ctx.minor, ctx.server, body),
-    await kubeletPollURL(ctx.request, body),
-  ];
+  // Ours polls the oracle's own server, still serving the body: the UIDs hash the same URL.
+  const theirs = await kubeletPollURL(ctx.request, body);
+  const ours = await pollURL(ctx.minor, theirs.url);
   const out: Difference[] = [];
   if (ours.error === null && theirs.error !== null && theirs.sent.length === 0)
     out.push({
@@ -205,6 +202,52 @@ export async function urlDifferences(ctx: CaseContext, body: Buffer): Promise<Di
   );
   if (out.length > 0) return [...out, ...verdicts];
   return [...sentDifferences(ctx.minor, ours.sent, theirs.sent, "url"), ...verdicts];
+}
+
+/**
+ * The go-spew dump the static pod UID hashes, for each pod of a manifest or a body, byte for
+ * byte against the kubelet's: where the two first part, as the Go field path open there, so a
+ * UID that differs shows why. Bodies that either side does not decode are left to the other
+ * cases.
+ */
+export async function hashDumpDifferences(ctx: CaseContext, body: Buffer): Promise<Difference[]> {
+  const theirs = await kubeletHashDumps(ctx.request, body);
+  const ours = ourHashDumps(ctx.minor, body);
+  if (theirs === null || ours === null) return [];
+  if (theirs.length !== ours.length)
+    return [{ rule: "hash dump: pods", detail: `here ${ours.length}, kubelet ${theirs.length}` }];
+  const out: Difference[] = [];
+  theirs.forEach((dump, i) => {
+    const own = ours[i] as string;
+    if (own === dump) return;
+    let at = 0;
+    while (at < dump.length && dump[at] === own[at]) at++;
+    out.push({
+      rule: `hash dump: differs in ${spewFieldPath(dump.slice(0, at))}`,
+      detail: `pod ${i} at byte ${at}: here …${own.slice(Math.max(0, at - 80), at + 80)}…, kubelet …${dump.slice(Math.max(0, at - 80), at + 80)}…`,
+    });
+  });
+  return out;
+}
+
+/**
+ * The struct fields open at the end of a go-spew %#v prefix ("Spec.Containers.Resources"),
+ * from its `Name:(` marks and braces; strings are printed raw, so a brace in a value can
+ * mislead it (a rule name, not a proof).
+ */
+export function spewFieldPath(prefix: string): string {
+  const open: (string | null)[] = [];
+  let field: string | null = null;
+  // A field's mark takes its type too: "([]v1.OwnerReference)" opens nothing.
+  const mark = /([A-Za-z_][A-Za-z0-9_]*):\([^)]*\)|[{[]|[}\]]/g;
+  for (let m = mark.exec(prefix); m !== null; m = mark.exec(prefix)) {
+    if (m[1] !== undefined) field = m[1];
+    else if (m[0] === "{" || m[0] === "[") {
+      open.push(field);
+      field = null;
+    } else open.pop();
+  }
+  return [...open.filter((f) => f !== null), ...(field ? [field] : [])].join(".") || "(top)";
 }
 
 /** An op sequence through both PodConfigs: per step, the updates emitted and the sources stored. */
@@ -285,10 +328,13 @@ export async function minimalManifest(
   rule: string,
   budget = 120,
 ): Promise<string> {
-  const shows = async (pod: JsonObject) =>
-    (await fileBatchDifferences(ctx, [manifest.render(pod).bytes])).some(
-      (d) => d.difference.rule === rule,
-    );
+  const shows = async (pod: JsonObject) => {
+    const bytes = manifest.render(pod).bytes;
+    const differences = rule.startsWith("hash dump:")
+      ? await hashDumpDifferences(ctx, bytes)
+      : (await fileBatchDifferences(ctx, [bytes])).map((d) => d.difference);
+    return differences.some((d) => d.rule === rule);
+  };
   const pod = await shrink(manifest.pod, shows, budget);
   const text = manifest.render(pod);
   return `file manifest (${text.form}; ${manifest.origin}):\n${text.bytes.toString("utf8")}`;

@@ -1,12 +1,14 @@
 // Comparing what our sources and PodConfig emit with what the kubelet's own code emits for the
-// same input (the oracle). Pods are JSON values compared exactly, after two mappings that the
-// two sides cannot share: static pod UIDs (upstream hashes a go-spew dump of the internal Pod
-// struct; docs/validation.md) are replaced by the kubelet's UID of the pod with the same
-// namespace and name, in `metadata.uid` and in the `config.hash` annotation that equals it; and
-// the `config.seen` annotation (the time the merge first saw the pod) is masked. Within one
-// update pods are compared as a set: the kubelet builds snapshots and removals by ranging
-// over Go maps, whose order is random.
+// same input (the oracle). Pods are JSON values compared exactly, static pod UIDs and their
+// `config.hash` included; only the `config.seen` annotation (the time the merge first saw the
+// pod) is masked. A static pod UID that differs is one difference of its own (not one per
+// place it is written), under a rule that says whether the pod holds a value the kubelet
+// hashes as the node holds it (a time, managed fields: docs/fidelity.md). Within one update
+// pods are compared as a set: the kubelet builds snapshots and removals by ranging over Go
+// maps, whose order is random.
 import { isDeepStrictEqual } from "node:util";
+import type { KubeletMinor } from "../../src/core/version.js";
+import { type GoType, goSchema } from "../../src/sources/manifest/go_schema.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: unknown };
@@ -51,18 +53,47 @@ export function errorField(text: string): string {
   return "(other)";
 }
 
-/** The pod with its UID and hash mapped to `uid` and its first-seen time masked. */
-function mapped(pod: JsonObject, uid: unknown): JsonObject {
+/** The pod with its first-seen time masked. */
+function masked(pod: JsonObject): JsonObject {
   const copy = plain(pod);
-  const m = meta(copy);
-  const own = m.uid;
-  if (uid !== undefined && own !== undefined) m.uid = uid;
-  const annotations = m.annotations as JsonObject | undefined;
-  if (annotations) {
-    if (annotations[HashAnnotation] === own && uid !== undefined) annotations[HashAnnotation] = uid;
-    if (SeenAnnotation in annotations) annotations[SeenAnnotation] = "<seen>";
-  }
+  const annotations = meta(copy).annotations as JsonObject | undefined;
+  if (annotations && SeenAnnotation in annotations) annotations[SeenAnnotation] = "<seen>";
   return copy;
+}
+
+/** The pod with its UID, and the config.hash equal to it, replaced by `uid`. */
+function withUID(pod: JsonObject, uid: string): JsonObject {
+  const m = meta(pod);
+  const annotations = m.annotations as JsonObject | undefined;
+  if (annotations && annotations[HashAnnotation] === m.uid) annotations[HashAnnotation] = uid;
+  m.uid = uid;
+  return pod;
+}
+
+/**
+ * A value of `type` holds a set metav1.Time or a FieldsV1, which the kubelet's UID hash prints
+ * as the node holds it (its time zone; the manifest's raw JSON text).
+ */
+export function holdsNodeDependentValue(type: GoType, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  switch (type.kind) {
+    case "custom":
+      return type.name === "v1.Time" || type.name === "v1.FieldsV1";
+    case "ptr":
+      return holdsNodeDependentValue(type.elem as GoType, value);
+    case "slice":
+      return (value as unknown[]).some((v) => holdsNodeDependentValue(type.elem as GoType, v));
+    case "map":
+      return Object.values(value as JsonObject).some((v) =>
+        holdsNodeDependentValue(type.elem as GoType, v),
+      );
+    case "struct":
+      return (type.fields ?? []).some((f) =>
+        holdsNodeDependentValue(f.type, (value as JsonObject)[f.json]),
+      );
+    default:
+      return false;
+  }
 }
 
 /** Every leaf where two JSON values differ, with `ours` and `theirs` (undefined: absent). */
@@ -129,11 +160,12 @@ export function podDifferences(ours: JsonObject, theirs: JsonObject, prefix = "p
 }
 
 /**
- * Pairs two sets of pods by namespace/name, maps our UIDs to the kubelet's, and lists every
- * difference: a pod only one side has, or a field of a paired pod. Pods of the same name (a
- * manifest URL's list may name one twice; its source sends both) are paired in their order.
+ * Pairs two sets of static pods by namespace/name and lists every difference: a pod only one
+ * side has, its UID, or a field of a paired pod. Pods of the same name (a manifest URL's list
+ * may name one twice; its source sends both) are paired in their order.
  */
 export function podSetDifferences(
+  minor: KubeletMinor,
   ours: JsonObject[],
   theirs: JsonObject[],
   what: string,
@@ -154,11 +186,19 @@ export function podSetDifferences(
         differences.push({ rule: `${what}: a pod only here`, detail: key });
         return;
       }
-      for (const d of podDifferences(
-        mapped(pod, meta(other).uid),
-        mapped(other, meta(other).uid),
-        what,
-      ))
+      const [a, b] = [masked(pod), masked(other)];
+      const [uidA, uidB] = [String(meta(a).uid), String(meta(b).uid)];
+      if (uidA !== uidB) {
+        const nodeDependent = holdsNodeDependentValue(goSchema(minor).pod, b);
+        differences.push({
+          rule: `${what} static pod UID${nodeDependent ? " (a time or managed fields set)" : ""}`,
+          detail: `${key}: here ${uidA}, kubelet ${uidB}`,
+        });
+        // Compared apart from the UID: it differs once, not in every place it is written.
+        withUID(a, "<uid>");
+        withUID(b, "<uid>");
+      }
+      for (const d of podDifferences(a, b, what))
         differences.push({ ...d, detail: `${key} ${d.detail}` });
     });
   }
@@ -198,7 +238,7 @@ export function updateDifferences(
   ours.forEach((update, i) => {
     const other = theirs[i] as EmittedUpdate;
     const sort = (pods: JsonObject[]) =>
-      pods.map((p) => mapped(p, undefined)).sort((x, y) => podOrder(x).localeCompare(podOrder(y)));
+      pods.map(masked).sort((x, y) => podOrder(x).localeCompare(podOrder(y)));
     const a = sort(update.pods);
     const b = sort(other.pods);
     for (let j = 0; j < a.length; j++)

@@ -1,10 +1,3 @@
-// Our side of a differential case, through the real code paths: FileSource's list of a
-// directory (or, for the campaign's bulk, the decoding thread's function and the file source's
-// store on the same files), one HTTPSource poll of a loopback URL, and PodConfig's merge, each
-// recording what it sends or emits and what it refuses.
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { PodConfig } from "../../src/core/pod_config.js";
 import {
   FileSource as FileSourceName,
@@ -16,6 +9,7 @@ import { type KubeletMinor, sourceUpdateHasOp } from "../../src/core/version.js"
 import { FileSource } from "../../src/sources/file/file.js";
 import { StaticPodStore } from "../../src/sources/file/pod_store.js";
 import { HTTPSource } from "../../src/sources/http/http.js";
+import { staticPodHashDumps } from "../../src/sources/manifest/decode.js";
 import { decodeRequest } from "../../src/sources/manifest/decode_request.js";
 import { ManifestDecoder } from "../../src/sources/manifest/decoder.js";
 import { ManifestError } from "../../src/sources/manifest/error.js";
@@ -92,7 +86,7 @@ export function decodeFiles(
       data: bytes[id] as Buffer,
       origin: { source: "file", location, nodeName: NodeName, kubeletMinor: minor },
     });
-    if ("pods" in reply) pods.push(...reply.pods);
+    if ("pods" in reply) pods.push(...reply.pods.map(({ pod }) => pod));
     else
       refused.set(
         location,
@@ -113,34 +107,6 @@ const emitted = (update: PodUpdate): EmittedUpdate => ({
   pods: plain(update.pods) as unknown as JsonObject[],
 });
 
-/** A loopback server answering every request with the current body. */
-export class ManifestServer {
-  body: Buffer = Buffer.alloc(0);
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<ManifestServer> {
-    let current: ManifestServer | undefined;
-    const server = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "application/yaml" });
-      res.end(current?.body);
-    });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    const { port } = server.address() as AddressInfo;
-    current = new ManifestServer(server, `http://127.0.0.1:${port}/manifest`);
-    return current;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    this.server.close();
-    await once(this.server, "close");
-  }
-}
-
 export interface URLPollResult {
   sent: EmittedUpdate[];
   error: string | null;
@@ -149,19 +115,14 @@ export interface URLPollResult {
   url: string;
 }
 
-/** One poll of the manifest URL by a fresh HTTPSource, the server serving `body`. */
-export async function pollURL(
-  minor: KubeletMinor,
-  server: ManifestServer,
-  body: Buffer,
-): Promise<URLPollResult> {
-  server.body = body;
+/** One poll of the manifest URL `url` by a fresh HTTPSource. */
+export async function pollURL(minor: KubeletMinor, url: string): Promise<URLPollResult> {
   const channel = new UpdateRecorder();
   const logger = new RecordingLogger();
   const source = new HTTPSource({
     channel,
     nodeName: NodeName,
-    url: server.url,
+    url,
     logger,
     kubeletMinor: minor,
     decoder,
@@ -175,7 +136,7 @@ export async function pollURL(
   }
   const failure = logger.lines.find((l) => l.message.startsWith("Failed to read pods from URL"));
   const error = failure ? String(failure.fields?.error ?? failure.message) : null;
-  return { sent: channel.updates.map(emitted), error, verdicts, url: server.url };
+  return { sent: channel.updates.map(emitted), error, verdicts, url };
 }
 
 export interface MergeStepResult {
@@ -215,4 +176,19 @@ export async function runMerge(
   }
   config.close();
   return results;
+}
+
+/** Our DeepHashObject dump of each pod of a manifest or a body; null when it does not decode. */
+export function ourHashDumps(minor: KubeletMinor, body: Buffer): string[] | null {
+  try {
+    return staticPodHashDumps(body, {
+      source: "http",
+      location: "(hash dump)",
+      nodeName: NodeName,
+      kubeletMinor: minor,
+    });
+  } catch (err) {
+    if (err instanceof ManifestError) return null;
+    throw err;
+  }
 }

@@ -11,6 +11,44 @@ export interface RegressionBody {
   minors?: readonly KubeletMinor[];
 }
 
+/** Quantity spellings through every path of resource.ParseQuantity, RoundUp and DeepCopy. */
+const quantities = [
+  "1.5Gi",
+  "0.1",
+  "100m",
+  "1",
+  "0",
+  "0.0",
+  "0.0Gi",
+  "-1.5Gi",
+  "1e3",
+  "1E-3",
+  "1e-12",
+  "123456789012345678901",
+  "9223372036854775807",
+  "9223372036854775808",
+  "18446744073709551616Ei",
+  "0.000000000000000000001",
+  "1.000000000001",
+  "5Ki",
+  "1024Ki",
+  "1.1Ki",
+  "0.5Ki",
+  "2.5",
+  "12345678901234567890m",
+  "1n",
+  "1u",
+  "0.5n",
+  "-0.5n",
+  "1Ei",
+  "8Ei",
+  "1.5E3",
+  "+5",
+  "05",
+  "1.0",
+  "100000000000000000000000000000000",
+];
+
 const pod = (name: string, container: string, extra = ""): string =>
   `apiVersion: v1
 kind: Pod
@@ -281,6 +319,118 @@ spec:
 
 // Manifests the kubelet accepts where an oracle once refused them: the oracle must run the
 // kubelet's start-up (capabilities.Initialize with AllowPrivileged, as RunKubelet does).
+/**
+ * Manifests whose internal Pod is easy to print wrongly into the static pod UID's hash
+ * (hash.DeepHashObject): quantities held as int64Amount or inf.Dec, rounded or not; the host
+ * namespace fields the internal type moved (up to 1.36); the deprecated service account; an
+ * IntOrString of each kind; map keys past the BMP; a PodList. Their dumps are compared with the
+ * kubelet's byte for byte, whether or not the kubelet would then refuse the pod.
+ */
+export const hashDumpBodies: readonly (RegressionBody & { accepted?: true })[] = [
+  {
+    name: "quantities the kubelet accepts, held as int64Amount and as inf.Dec",
+    accepted: true,
+    text: `apiVersion: v1
+kind: Pod
+metadata:
+  name: valid-quantities
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      limits: {cpu: "1.5", memory: 1.5Gi, ephemeral-storage: 1e3, example.com/gpu: "2"}
+      requests: {cpu: 0.0001, memory: 1.000000000001Gi}
+  volumes:
+  - {name: a, emptyDir: {sizeLimit: 0.5Ki}}
+  - {name: b, emptyDir: {sizeLimit: 1.000000000001}}
+  - {name: c, emptyDir: {sizeLimit: 18446744073709551616Ei}}
+  - {name: d, emptyDir: {sizeLimit: 123456789012345678901m}}
+`,
+  },
+  {
+    name: "quantities of every form, as resource limits (rounded), emptyDir sizes and a divisor",
+    text: JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "quantities" },
+      spec: {
+        containers: [
+          {
+            name: "app",
+            image: "nginx:1.27",
+            resources: {
+              limits: Object.fromEntries(quantities.map((q, i) => [`r${i}.example.com/x`, q])),
+            },
+          },
+        ],
+        overhead: { cpu: "1.5", memory: "0.5Gi" },
+        volumes: [
+          ...quantities.map((q, i) => ({ name: `v${i}`, emptyDir: { sizeLimit: q } })),
+          {
+            name: "d",
+            downwardAPI: {
+              items: [{ path: "p", resourceFieldRef: { resource: "limits.cpu", divisor: "1.5m" } }],
+            },
+          },
+        ],
+      },
+    }),
+  },
+  {
+    name: "host namespaces, a shared process namespace, probes by name and port, podIP, map keys past the BMP",
+    accepted: true,
+    text: `apiVersion: v1
+kind: Pod
+metadata:
+  name: host-fields
+  annotations: {pod.beta.kubernetes.io/init-containers: "[]", b: x}
+spec:
+  hostNetwork: true
+  hostIPC: true
+  shareProcessNamespace: true
+  hostUsers: true
+  terminationGracePeriodSeconds: -5
+  containers:
+  - name: app
+    image: nginx:1.27
+    ports: [{containerPort: 80}]
+    livenessProbe: {httpGet: {port: http}}
+    readinessProbe: {tcpSocket: {port: 8080}}
+  volumes:
+  - name: flex
+    flexVolume:
+      driver: example.com/flex
+      options: {"\\U0001F600": a, "\\uFF21": b, a: c}
+status:
+  podIP: 10.0.0.1
+  podIPs: [{ip: 10.0.0.2}]
+`,
+  },
+  {
+    // Refused from 1.34 (static pods may not reference service accounts), hashed before that.
+    name: "the deprecated serviceAccount field alone",
+    text: pod("legacy-account", "    image: nginx:1.27\n", "  serviceAccount: legacy\n"),
+  },
+  {
+    name: "a PodList of two pods",
+    accepted: true,
+    text: JSON.stringify({
+      apiVersion: "v1",
+      kind: "PodList",
+      items: [
+        { metadata: { name: "a" }, spec: { containers: [{ name: "c", image: "i" }] } },
+        {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "b", labels: { x: "y" } },
+          spec: { containers: [{ name: "c", image: "i", resources: { limits: { cpu: "0.5" } } }] },
+        },
+      ],
+    }),
+  },
+];
+
 export const acceptedBodies: readonly RegressionBody[] = [
   {
     // go-yaml v2 takes \' in double quotes (YAML 1.2 does not): refused here before.

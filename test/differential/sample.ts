@@ -16,14 +16,16 @@ import { report, runCampaign, undeclared } from "./campaign.js";
 import {
   type CaseContext,
   fileBatchDifferences,
+  hashDumpDifferences,
   mergeDifferences,
   urlDifferences,
 } from "./cases.js";
 import { declaredFor } from "./declared.js";
-import { ManifestServer } from "./ours.js";
+import { pollURL } from "./ours.js";
 import {
   acceptedBodies,
   divergedSequences,
+  hashDumpBodies,
   type RegressionBody,
   refusedBodies,
 } from "./regressions.js";
@@ -52,13 +54,11 @@ export function differentialSample(minor: KubeletMinor): void {
         minor,
         request: (request) => oracle.request(request as never),
         schema: loadPodSchema(`v${pin}`),
-        server: await ManifestServer.start(),
         workDir: await mkdtemp(join(tmpdir(), `differential-${minor}-`)),
       };
     });
     after(async () => {
       await oracle?.close();
-      await ctx?.server.close();
       if (ctx) await rm(ctx.workDir, { recursive: true, force: true });
     });
 
@@ -92,6 +92,44 @@ export function differentialSample(minor: KubeletMinor): void {
         assert.deepEqual(await undeclaredFileDifferences(bytes), []);
         assert.deepEqual(await undeclaredURLDifferences(bytes), []);
       });
+
+    for (const { name, text } of [...hashDumpBodies, ...acceptedBodies, ...refusedBodies].filter(
+      forMinor,
+    ))
+      test(`the static pod UID hashes the kubelet's own dump, byte for byte: ${name}`, async () => {
+        assert.deepEqual(await hashDumpDifferences(ctx, Buffer.from(text)), []);
+      });
+
+    for (const { name, text } of hashDumpBodies.filter((body) => body.accepted))
+      test(`stored with the kubelet's UIDs, as a file and as the URL's body: ${name}`, async () => {
+        const bytes = Buffer.from(text);
+        if (!text.includes("PodList")) assert.deepEqual(await undeclaredFileDifferences(bytes), []);
+        assert.deepEqual(await undeclaredURLDifferences(bytes), []);
+      });
+
+    test("a manifest that sets a time: its UID is the kubelet's only where the node's time zone is known, and says so", async () => {
+      const text = `apiVersion: v1
+kind: Pod
+metadata:
+  name: timed
+  creationTimestamp: "2024-01-02T03:04:05Z"
+spec:
+  containers:
+  - {name: app, image: nginx:1.27}
+`;
+      const differences = await fileBatchDifferences(ctx, [Buffer.from(text)]);
+      assert.deepEqual(
+        differences.map((d) => [d.difference.rule, declaredFor(d.difference.rule, minor)?.id]),
+        [["file pod static pod UID (a time or managed fields set)", "uid-node-dependent"]],
+      );
+      const { url } = await kubeletPollURL(ctx.request, Buffer.from(text));
+      const [verdict] = (await pollURL(minor, url)).verdicts;
+      assert.equal(verdict?.verdict, "stored");
+      assert.match(
+        verdict?.pod?.uidInexact ?? "",
+        /^metadata\.creationTimestamp is set: the kubelet hashes it in the node's local time zone$/,
+      );
+    });
 
     for (const { name, sequence } of divergedSequences)
       test(`notifications as the kubelet's for an op sequence that once differed: ${name}`, async () => {

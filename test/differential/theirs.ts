@@ -46,15 +46,17 @@ export async function kubeletListFiles(
 export interface TheirURLPoll {
   sent: EmittedUpdate[];
   error: string | null;
+  /** The oracle's loopback URL, which keeps serving the body after the poll. */
+  url: string;
 }
 
 /** One poll of the kubelet's http source, the oracle's own loopback server serving `body`. */
 export async function kubeletPollURL(request: OracleRequest, body: Buffer): Promise<TheirURLPoll> {
-  const answer = checked<{ sent: Sent[] | null; error: string | null }>(
+  const answer = checked<{ sent: Sent[] | null; error: string | null; url: string }>(
     await request({ cmd: "url", bodyBase64: body.toString("base64"), nodeName: NodeName }),
     "url",
   );
-  return { sent: updates(answer.sent), error: answer.error };
+  return { sent: updates(answer.sent), error: answer.error, url: answer.url };
 }
 
 export interface TheirMergeStep {
@@ -86,6 +88,21 @@ export async function kubeletMerge(
     if (step.mergeError) throw new Error(`oracle merge: ${step.mergeError}`);
     return { emitted: updates(step.emitted), storageSeen: step.storageSeen };
   });
+}
+
+/**
+ * What the kubelet's hash.DeepHashObject writes for each pod of `body` (a Pod or a PodList, as
+ * its legacy codec decodes it); null when the body does not decode.
+ */
+export async function kubeletHashDumps(
+  request: OracleRequest,
+  body: Buffer,
+): Promise<string[] | null> {
+  const answer = checked<{ dumps: string[] | null; error: string | null }>(
+    await request({ cmd: "hashdump", bodyBase64: body.toString("base64") }),
+    "hashdump",
+  );
+  return answer.error === null ? answer.dumps : null;
 }
 
 /** How the oracle's encoding/json writes a pod's unset fields (merge_gen.ts's GoPodForm). */

@@ -102,7 +102,7 @@ describe("manifest decoding keeps the event loop free", () => {
   test("40,000 labels: decoded, with HTTP requests served meanwhile", async () => {
     const decoding = shared.decodeStaticPod(bytes(manyAnnotationsYaml(40_000, "labels")), origin);
     assert.ok((await servedWhile(decoding)) > 0, "no request was served while decoding");
-    const pod = await decoding;
+    const { pod } = await decoding;
     assert.equal(Object.keys(pod.metadata.labels ?? {}).length, 40_000);
     assert.equal(pod.metadata.labels?.a39999, "val-39999");
   });
@@ -146,7 +146,7 @@ describe("the decoding thread's bounds", () => {
       const failing = patient.decodeStaticPod(bytes("kind: ["), origin);
       const next = patient.decodeStaticPod(small, origin);
       await decodeFailure(failing);
-      assert.equal((await next).metadata.name, "web-node-a");
+      assert.equal((await next).pod.metadata.name, "web-node-a");
     } finally {
       await patient.close();
     }
@@ -167,10 +167,10 @@ describe("the decoding thread's bounds", () => {
   test("the thread starts with the first decode and stops once idle; the next decode starts one", async () => {
     const decoder = new ManifestDecoder({ idleMs: 50 });
     assert.equal(decoder.threadRunning, false, "no thread before anything is decoded");
-    assert.equal((await decoder.decodeStaticPod(small, origin)).metadata.name, "web-node-a");
+    assert.equal((await decoder.decodeStaticPod(small, origin)).pod.metadata.name, "web-node-a");
     assert.equal(decoder.threadRunning, true);
     while (decoder.threadRunning) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal((await decoder.decodeStaticPod(small, origin)).metadata.name, "web-node-a");
+    assert.equal((await decoder.decodeStaticPod(small, origin)).pod.metadata.name, "web-node-a");
     assert.equal(decoder.threadRunning, true);
     await decoder.close();
     assert.equal(decoder.threadRunning, false);
@@ -187,7 +187,10 @@ describe("the decoding thread's bounds", () => {
       /more than 200000 YAML nodes \(the decoder's bound on a manifest's structure\)/,
     );
     // The same under the bound decodes (the unknown field is dropped).
-    assert.equal((await shared.decodeStaticPod(pod(20_000), origin)).metadata.name, "huge-node-a");
+    assert.equal(
+      (await shared.decodeStaticPod(pod(20_000), origin)).pod.metadata.name,
+      "huge-node-a",
+    );
   });
 
   test("close fails what is queued", async () => {
@@ -256,7 +259,7 @@ describe("JSON and YAML as the kubelet's decoder reads them", () => {
   test("keys named like object members stay data through the defaults and the thread", async () => {
     // "__proto__" is no valid label key, resource name or annotation key (the kubelet refuses
     // them); flexVolume options are a free map.
-    const pod = await shared.decodeStaticPod(
+    const { pod } = await shared.decodeStaticPod(
       bytes(
         '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"constructor":"y","toString":"z"}},' +
           '"spec":{"containers":[{"name":"app","image":"busybox"}],' +

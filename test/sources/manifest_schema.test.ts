@@ -1,16 +1,29 @@
-// The committed decoding schemas are what oracle/schema prints from upstream's k8s.io/api, for
-// the minors CI builds (the oldest and the newest; npm run schema regenerates them all).
+// The committed schemas are what upstream's own types give, for the minors CI builds (the oldest
+// and the newest; npm run schema regenerates them all): the decoding schema of v1.Pod as
+// oracle/schema prints it from k8s.io/api, and the internal Pod's types that the static pod
+// UID is printed from, as the oracle of that release reflects them.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { test } from "node:test";
-import { schemaOutput } from "../../scripts/schema/run.js";
+import { internalTypesOutput, schemaOutput } from "../../scripts/schema/run.js";
 import type { KubeletMinor } from "../../src/core/version.js";
 
-for (const minor of ["1.32", "1.37"] as KubeletMinor[])
+const committed = (name: string) =>
+  readFile(new URL(`../../src/sources/manifest/schema/${name}`, import.meta.url), "utf8");
+
+for (const minor of ["1.32", "1.37"] as KubeletMinor[]) {
   test(`schema v${minor}.json is oracle/schema's output`, { timeout: 15 * 60 * 1000 }, async () => {
-    const committed = await readFile(
-      new URL(`../../src/sources/manifest/schema/v${minor}.json`, import.meta.url),
-      "utf8",
+    assert.equal(
+      await committed(`v${minor}.json`),
+      await schemaOutput(minor),
+      "run npm run schema",
     );
-    assert.equal(committed, await schemaOutput(minor), "run npm run schema");
   });
+  test(`schema internal-v${minor}.json is oracle-${minor}'s internal-types`, async () => {
+    assert.equal(
+      await committed(`internal-v${minor}.json`),
+      await internalTypesOutput(minor),
+      "run npm run schema",
+    );
+  });
+}

@@ -230,8 +230,11 @@ export async function decodesOrRejects(
 
 /** Property: a valid pod decodes, from JSON and from YAML alike, keeping what its author wrote. */
 export async function roundTrips(decoder: ManifestDecoder, pod: Pod): Promise<void> {
-  const fromJson = await decoder.decodeStaticPod(Buffer.from(JSON.stringify(pod)), fileOrigin);
-  const fromYaml = await decoder.decodeStaticPod(
+  const { pod: fromJson } = await decoder.decodeStaticPod(
+    Buffer.from(JSON.stringify(pod)),
+    fileOrigin,
+  );
+  const { pod: fromYaml } = await decoder.decodeStaticPod(
     Buffer.from(stringify(pod, { version: "1.1" })),
     fileOrigin,
   );
@@ -255,7 +258,7 @@ export async function roundTrips(decoder: ManifestDecoder, pod: Pod): Promise<vo
   );
   // Decoding is a function of the bytes: the same manifest twice gives the same pod and UID.
   assert.deepEqual(
-    await decoder.decodeStaticPod(Buffer.from(JSON.stringify(pod)), fileOrigin),
+    (await decoder.decodeStaticPod(Buffer.from(JSON.stringify(pod)), fileOrigin)).pod,
     fromJson,
   );
 }

@@ -53,7 +53,24 @@ const images = [
   "registry.k8s.io/pause@sha256:7031c1b283388d2c2e09b57badb803c05ebed362dc88d84b480cc47f72a21097",
   "localhost:5000/app:v2",
 ];
-const quantities = ["100m", "250m", "1", "2", "0.5", "64Mi", "128Mi", "1Gi", "1G", "500M", "10"];
+// Some held as an int64Amount, some as an inf.Dec (1.5Gi, 1.000000000001): the UID's hash
+// prints which.
+const quantities = [
+  "100m",
+  "250m",
+  "1",
+  "2",
+  "0.5",
+  "64Mi",
+  "128Mi",
+  "1Gi",
+  "1G",
+  "500M",
+  "10",
+  "1.5Gi",
+  "1e3",
+  "1.000000000001",
+];
 const resourceNames = ["cpu", "memory", "ephemeral-storage", "hugepages-2Mi", "example.com/gpu"];
 const words = ["alpha", "beta", "gamma", "delta", "web", "db", "cache", "main"];
 
@@ -261,6 +278,14 @@ export function generatePod(rng: Rng, schema: PodSchema, index: number): JsonObj
   if (rng.chance(0.5)) metadata.namespace = rng.pick(["default", "kube-system", "team-a"]);
   if (rng.chance(0.4)) metadata.labels = { app: rng.pick(words), tier: rng.pick(words) };
   if (rng.chance(0.3)) metadata.annotations = { "example.com/note": rng.pick(words) };
+  // A legacy annotation that the conversion drops up to 1.36 (and keeps from 1.37).
+  if (rng.chance(0.02))
+    metadata.annotations = {
+      ...(metadata.annotations as JsonObject | undefined),
+      "pod.beta.kubernetes.io/init-containers": "[]",
+    };
+  // Copied from an API object: a set time makes the kubelet's UID depend on its node.
+  if (rng.chance(0.01)) metadata.creationTimestamp = "2024-01-02T03:04:05Z";
   if (rng.chance(0.1)) metadata.uid = `uid-${index}-${rng.int(0, 1e6)}`;
   // Written by controllers rather than authors, but validated in a manifest all the same
   // (apimachinery refuses a v1 Event as an owner, and a second controller).
@@ -278,6 +303,8 @@ export function generatePod(rng: Rng, schema: PodSchema, index: number): JsonObj
         manager: rng.pick(["kubectl", "", "kube\u0007ctl"]),
         operation: rng.pick(["Apply", "Update", "", "Patch"]),
         ...(rng.chance(0.5) ? { fieldsType: rng.pick(["FieldsV1", "FieldsV2"]) } : {}),
+        ...(rng.chance(0.3) ? { time: "2024-01-02T03:04:05Z" } : {}),
+        ...(rng.chance(0.3) ? { fieldsV1: { "f:metadata": {} } } : {}),
       },
     ];
   if (rng.chance(0.02))

@@ -7,11 +7,11 @@
 // pods (checkAndUpdatePod and newStoredPod write only into the storage's own copies).
 // Bound: one entry per file, and only for the files the last listing held.
 import { createHash } from "node:crypto";
-import type { Pod } from "../../core/types.js";
+import type { StaticPod } from "../manifest/decode.js";
 import type { ManifestError } from "../manifest/error.js";
 
 /** What decoding one file's bytes gave. */
-export type FileDecode = { pod: Pod } | { error: ManifestError };
+export type FileDecode = StaticPod | { error: ManifestError };
 
 interface Entry {
   digest: string;

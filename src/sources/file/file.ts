@@ -289,7 +289,7 @@ export class FileSource implements PodSource {
       return null;
     }
     this.store.recordFile(path, outcome.pod);
-    this.manifests.record(path, { kind: "pod", pod: outcome.pod });
+    this.manifests.record(path, { kind: "pod", ...outcome });
     return outcome.pod;
   }
 
@@ -297,13 +297,12 @@ export class FileSource implements PodSource {
   private async decode(path: string, data: Buffer): Promise<FileDecode> {
     let outcome: FileDecode;
     try {
-      const pod = await this.decoder.decodeStaticPod(data, {
+      outcome = await this.decoder.decodeStaticPod(data, {
         source: "file",
         location: path,
         nodeName: this.nodeName,
         kubeletMinor: this.kubeletMinor,
       });
-      outcome = { pod };
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
       // The thread's failure (deadline, heap) is not the manifest's: decoded again next time.

@@ -14,7 +14,7 @@ import {
 } from "../verdicts.js";
 
 export type FileState =
-  | { kind: "pod"; pod: Pod }
+  | { kind: "pod"; pod: Pod; uidInexact?: string }
   | { kind: "refused"; text: string; read: boolean }
   | { kind: "ignored"; why: string };
 
@@ -95,7 +95,7 @@ export class FileManifests {
         reason: state.text,
         category: refusalCategory(state.read, state.text),
       };
-    const pod = manifestPod(state.pod);
+    const pod = manifestPod(state.pod, state.uidInexact);
     const held = this.held(state.pod);
     if (held === state.pod) return { manifest: path, verdict: "stored", pod };
     const winner = held && owners.get(held);

@@ -5,6 +5,7 @@
 // kubelet would have listed.
 import { opendir } from "node:fs/promises";
 import { join } from "node:path";
+import { compareGoStrings } from "../go_strings.js";
 import type { FsDeadline } from "./deadline.js";
 
 export interface DirListing {
@@ -28,7 +29,7 @@ export async function globManifests(dir: string, fs: FsDeadline): Promise<DirLis
   }
   const paths = names
     .filter((name) => !name.startsWith("."))
-    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+    .sort(compareGoStrings)
     .map((name) => join(dir, name));
   const hidden = names
     .filter((name) => name.startsWith(".") && name !== "." && name !== "..")

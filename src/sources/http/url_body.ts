@@ -4,6 +4,7 @@
 import type { Pod } from "../../core/types.js";
 import type { KubeletMinor } from "../../core/version.js";
 import type { SourceErrorReason } from "../health.js";
+import type { StaticPod } from "../manifest/decode.js";
 import type { ManifestDecoder } from "../manifest/decoder.js";
 import { ManifestError, parsedPod } from "../manifest/error.js";
 import { podBoundProblem } from "../pod_bounds.js";
@@ -27,9 +28,9 @@ export async function decodeURLBody(
   data: Uint8Array,
   origin: URLBodyOrigin,
 ): Promise<URLBodyOutcome> {
-  let pods: Pod[];
+  let decoded: StaticPod[];
   try {
-    pods = await decoder.decodeStaticPods(data, { source: "http", ...origin });
+    decoded = await decoder.decodeStaticPods(data, { source: "http", ...origin });
   } catch (err) {
     if (!(err instanceof ManifestError)) throw err;
     // The kubelet refuses the whole body: one verdict for it, with the kubelet's text.
@@ -40,6 +41,7 @@ export async function decodeURLBody(
       findings: [{ manifest: origin.display, verdict: "refused", reason: text, category }],
     };
   }
+  const pods = decoded.map(({ pod }) => pod);
   // Bounded like the api source's pods; nothing is sent, as for any list that is refused.
   const problem = podBoundProblem(pods, pods.length);
   if (problem) {
@@ -51,7 +53,7 @@ export async function decodeURLBody(
       ],
     };
   }
-  return { pods, findings: urlPodFindings(origin.display, pods) };
+  return { pods, findings: urlPodFindings(origin.display, decoded) };
 }
 
 /**

@@ -13,6 +13,7 @@ import { ManifestError } from "./error.js";
 import { type GoSchema, type GoType, goSchema } from "./go_schema.js";
 import { Repeated } from "./json.js";
 import { hasJSONPrefix, parseYamlOrJson } from "./parse.js";
+import { generateStaticPodUID, hashDump } from "./static_pod_uid.js";
 import { decodeTyped, GoDecodeError, marshal } from "./typed.js";
 import { validateStaticPod } from "./validation.js";
 
@@ -86,10 +87,11 @@ function parse(data: Uint8Array, origin: StaticPodOrigin, what: string): Parsed 
  * The v1 -> internal -> v1 round trip of the kubelet's decode (Convert_v1_Pod_To_core_Pod and
  * back, pkg/apis/core/v1/conversion.go): the deprecated `serviceAccount` names the account when
  * `serviceAccountName` does not and comes back equal to it; the legacy init container
- * annotations are dropped; a negative terminationGracePeriodSeconds becomes 1; the internal
- * PodStatus keeps podIPs only, podIP comes back as its first.
+ * annotations are dropped (up to 1.36: 1.37's conversion is generated and keeps them); a
+ * negative terminationGracePeriodSeconds becomes 1; the internal PodStatus keeps podIPs only,
+ * podIP comes back as its first. (From 1.37 the defaults do the same, the types being alike.)
  */
-function roundTrip(pod: JsonObject): void {
+function roundTrip(pod: JsonObject, minor: KubeletMinor): void {
   const spec = pod.spec as JsonObject;
   const name = spec.serviceAccountName || spec.serviceAccount;
   if (typeof name === "string" && name !== "") {
@@ -98,7 +100,8 @@ function roundTrip(pod: JsonObject): void {
   }
   const meta = pod.metadata as JsonObject | undefined;
   const annotations = meta?.annotations as JsonObject | undefined;
-  if (annotations) for (const key of initContainerAnnotations) delete annotations[key];
+  if (annotations && !atLeast(minor, "1.37"))
+    for (const key of initContainerAnnotations) delete annotations[key];
   const grace = spec.terminationGracePeriodSeconds;
   if (typeof grace === "number" && grace < 0) spec.terminationGracePeriodSeconds = 1;
   const status = pod.status as JsonObject | undefined;
@@ -119,35 +122,52 @@ const initContainerAnnotations = [
   "pod.alpha.kubernetes.io/init-container-statuses",
 ];
 
+/** A decoded static pod, and why its generated UID may not be the kubelet's, if it may not. */
+export interface StaticPod {
+  pod: Pod;
+  uidInexact?: string;
+}
+
 /**
- * One pod object (a manifest, or a PodList item, as the typed decoder left it) -> a defaulted,
- * validated Pod in the wire form the kubelet would marshal.
+ * The legacy codec's decode of one pod object (a manifest, or a PodList item, as the typed
+ * decoder left it), in place: the API's defaults, then the v1 -> internal conversion's rules.
+ * The internal Pod has no TypeMeta set, nor has the v1 Pod converted back from it. But from
+ * 1.37 a PodList is converted to the internal one and back by an unsafe cast (the layouts
+ * became identical: zz_generated.conversion.go), so each item keeps the apiVersion and kind
+ * its own JSON gave it.
+ */
+function universalDecode(item: JsonObject, minor: KubeletMinor, listItem: boolean): void {
+  setObjectDefaultsPod(item, minor);
+  roundTrip(item, minor);
+  if (!(listItem && atLeast(minor, "1.37"))) {
+    delete item.kind;
+    delete item.apiVersion;
+  }
+}
+
+/**
+ * One pod object, decoded (universalDecode) -> a defaulted, validated Pod in the wire form the
+ * kubelet would marshal.
  */
 function toStaticPod(
   item: JsonObject,
   origin: StaticPodOrigin,
   minor: KubeletMinor,
-  listItem = false,
-): Pod {
-  const schema = goSchema(minor);
-  // The legacy codec's decode: the API's defaults, then the v1 -> internal conversion.
-  setObjectDefaultsPod(item, minor);
-  roundTrip(item);
-  // The internal Pod has no TypeMeta set, nor has the v1 Pod converted back from it. But from
-  // 1.37 a PodList is converted to the internal one and back by an unsafe cast (the layouts
-  // became identical: zz_generated.conversion.go), so each item keeps the apiVersion and kind
-  // its own JSON gave it.
-  if (!(listItem && atLeast(minor, "1.37"))) {
-    delete item.kind;
-    delete item.apiVersion;
-  }
-  const pod = marshal(schema.pod, item) as Pod;
+  listItem: boolean,
+): StaticPod {
+  const pod = marshal(goSchema(minor).pod, item) as Pod;
   if (!pod.metadata.name) throw decodeError(origin, "invalid pod: name is needed for the pod");
-  applyDefaults(pod, origin);
+  // The UID hashes the internal Pod as decoded, before applyDefaults changes anything.
+  let uidInexact: string | undefined;
+  applyDefaults(pod, origin, () => {
+    const generated = generateStaticPodUID(item, origin, minor);
+    uidInexact = generated.inexact;
+    return generated.uid;
+  });
   // The kubelet validates each PodList item on its own: no "items[i]" in the field paths.
   const refused = validateStaticPod(pod, minor, item, listItem);
   if (refused !== null) throw decodeError(origin, refused);
-  return pod;
+  return uidInexact === undefined ? { pod } : { pod, uidInexact };
 }
 
 /** The typed decode of the whole document; Go's error text on failure. */
@@ -171,15 +191,14 @@ function decodeInto(
  * Synchronous and CPU-bound (linear in the input): the sources call it through decoder.ts.
  */
 export function tryDecodeSinglePod(data: Uint8Array, origin: StaticPodOrigin): Pod {
+  return decodeSinglePod(data, origin).pod;
+}
+
+/** tryDecodeSinglePod, with whether the UID it generated is exact. */
+export function decodeSinglePod(data: Uint8Array, origin: StaticPodOrigin): StaticPod {
   return decoding(origin, () => {
-    const { value, kind, minor } = parse(data, origin, "pod");
-    if (kind !== "Pod")
-      throw decodeError(origin, `kind must be "Pod", got ${JSON.stringify(kind)}`);
-    return toStaticPod(
-      decodeInto(origin, goSchema(minor), goSchema(minor).pod, value),
-      origin,
-      minor,
-    );
+    const { items, minor } = decodedPods(data, origin, "pod");
+    return toStaticPod(items[0] as JsonObject, origin, minor, false);
   });
 }
 
@@ -189,21 +208,60 @@ export function tryDecodeSinglePod(data: Uint8Array, origin: StaticPodOrigin): P
  * tryDecodeSinglePod.
  */
 export function tryDecodePodList(data: Uint8Array, origin: StaticPodOrigin): Pod[] {
+  return decodePodList(data, origin).map(({ pod }) => pod);
+}
+
+/** tryDecodePodList, with whether each UID it generated is exact. */
+export function decodePodList(data: Uint8Array, origin: StaticPodOrigin): StaticPod[] {
   return decoding(origin, () => {
-    const { value, kind, minor } = parse(data, origin, "single or multiple pods");
-    const schema = goSchema(minor);
-    if (kind === "Pod")
-      return [toStaticPod(decodeInto(origin, schema, schema.pod, value), origin, minor)];
-    if (kind !== "PodList")
-      throw decodeError(origin, `kind must be "Pod" or "PodList", got ${JSON.stringify(kind)}`);
-    // Before any item is decoded or defaulted: a 10 MiB list of 120,000 tiny pods took 1 GB.
-    const raw = last(value.items);
-    if (Array.isArray(raw) && raw.length > PodBounds.maxAll)
-      throw decodeError(origin, `items: ${podBoundProblem([], raw.length)}`);
-    const list = decodeInto(origin, schema, schema.podList, value);
-    const items = (list.items ?? []) as JsonObject[];
-    return items.map((item) => toStaticPod(item, origin, minor, true));
+    const { items, list, minor } = decodedPods(data, origin, "pods");
+    return items.map((item) => toStaticPod(item, origin, minor, list));
   });
+}
+
+/**
+ * What the kubelet's DeepHashObject writes for each pod of a manifest (a Pod, or each item of a
+ * PodList), whether or not it has a UID or would be refused: the differential tests compare it
+ * with the kubelet's own, byte for byte.
+ */
+export function staticPodHashDumps(data: Uint8Array, origin: StaticPodOrigin): string[] {
+  return decoding(origin, () => {
+    const { items, minor } = decodedPods(data, origin, "pods");
+    return items.map((item) => hashDump(item, minor).dump);
+  });
+}
+
+/**
+ * The pod objects of a static pod file (`pod`: exactly one Pod) or a manifest URL body (`pods`:
+ * a Pod or a PodList), typed-decoded and universalDecode'd.
+ */
+function decodedPods(
+  data: Uint8Array,
+  origin: StaticPodOrigin,
+  want: "pod" | "pods",
+): { items: JsonObject[]; list: boolean; minor: KubeletMinor } {
+  const { value, kind, minor } = parse(
+    data,
+    origin,
+    want === "pod" ? "pod" : "single or multiple pods",
+  );
+  const schema = goSchema(minor);
+  if (kind === "Pod") {
+    const item = decodeInto(origin, schema, schema.pod, value);
+    universalDecode(item, minor, false);
+    return { items: [item], list: false, minor };
+  }
+  if (want === "pod") throw decodeError(origin, `kind must be "Pod", got ${JSON.stringify(kind)}`);
+  if (kind !== "PodList")
+    throw decodeError(origin, `kind must be "Pod" or "PodList", got ${JSON.stringify(kind)}`);
+  // Before any item is decoded or defaulted: a 10 MiB list of 120,000 tiny pods took 1 GB.
+  const raw = last(value.items);
+  if (Array.isArray(raw) && raw.length > PodBounds.maxAll)
+    throw decodeError(origin, `items: ${podBoundProblem([], raw.length)}`);
+  const list = decodeInto(origin, schema, schema.podList, value);
+  const items = (list.items ?? []) as JsonObject[];
+  for (const item of items) universalDecode(item, minor, true);
+  return { items, list: true, minor };
 }
 
 /**

@@ -19,7 +19,7 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { bundledAsset } from "../../bundled_asset.js";
-import type { Pod } from "../../core/types.js";
+import type { StaticPod } from "./decode.js";
 import type { StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
 import type { DecodeReply, DecodeRequest, ThreadReady } from "./protocol.js";
@@ -64,7 +64,7 @@ export class DecodeAbandonedError extends ManifestError {}
 interface Job {
   request: DecodeRequest;
   location: string;
-  resolve(pods: Pod[]): void;
+  resolve(pods: StaticPod[]): void;
   reject(err: ManifestError): void;
 }
 
@@ -136,14 +136,14 @@ export class ManifestDecoder {
   }
 
   /** tryDecodeSinglePod on the decoding thread: one static pod file. */
-  async decodeStaticPod(data: Uint8Array, origin: StaticPodOrigin): Promise<Pod> {
+  async decodeStaticPod(data: Uint8Array, origin: StaticPodOrigin): Promise<StaticPod> {
     const [pod] = await this.submit("pod", data, origin);
     if (!pod) throw new ManifestError("decode", displayed(origin), "no pod decoded");
     return pod;
   }
 
   /** tryDecodePodList on the decoding thread: a manifest URL body, a Pod or a PodList. */
-  decodeStaticPods(data: Uint8Array, origin: StaticPodOrigin): Promise<Pod[]> {
+  decodeStaticPods(data: Uint8Array, origin: StaticPodOrigin): Promise<StaticPod[]> {
     return this.submit("pods", data, origin);
   }
 
@@ -157,7 +157,7 @@ export class ManifestDecoder {
   }
 
   private submit(kind: DecodeRequest["kind"], data: Uint8Array, origin: StaticPodOrigin) {
-    return new Promise<Pod[]>((resolve, reject) => {
+    return new Promise<StaticPod[]>((resolve, reject) => {
       const request: DecodeRequest = { id: this.nextId++, kind, data, origin };
       this.queue.push({ request, location: displayed(origin), resolve, reject });
       this.pump();

@@ -1,5 +1,5 @@
 // The messages between decoder.ts and the decoding thread (worker.ts).
-import type { Pod } from "../../core/types.js";
+import type { StaticPod } from "./decode.js";
 import type { StaticPodOrigin } from "./defaults.js";
 
 /** `pod`: a static pod file (tryDecodeSinglePod); `pods`: a manifest URL body (tryDecodePodList). */
@@ -11,7 +11,7 @@ export interface DecodeRequest {
 }
 
 /** The decoded pods, or the detail of the decode error (the location is added by the caller). */
-export type DecodeReply = { id: number; pods: Pod[] } | { id: number; error: string };
+export type DecodeReply = { id: number; pods: StaticPod[] } | { id: number; error: string };
 
 /**
  * The thread's first message, once its code is loaded: the decoder sends nothing before it, so

@@ -2,9 +2,10 @@
 // (quantity.go, suffix.go, amount.go; identical from 0.32 to 0.37): ParseQuantity with its
 // three errors, the canonical String() (the cached spelling included: ParseQuantity keeps the
 // input when it is already canonical, so "+1" and "01" print as written), Cmp, and the
-// rounded ScaledValue. A value is an exact decimal `unscaled * 10^exp`; what Go keeps as an
-// int64Amount or an inf.Dec differs only in the cost, not in any result used here.
-
+// rounded ScaledValue. A value is an exact decimal `unscaled * 10^exp`, held as Go holds it:
+// an int64Amount {value, scale}, or an inf.Dec {unscaled, scale = -exp} whose scale is the one
+// Go's operations leave (ParseQuantity rounds a non-zero inf.Dec to scale 9, RoundUp(-3) to
+// scale 3): no result depends on it but the struct go-spew prints into a static pod's UID.
 export type QuantityFormat = "DecimalExponent" | "BinarySI" | "DecimalSI";
 
 const splitREString = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
@@ -63,25 +64,25 @@ export class Quantity {
   private constructor(
     readonly unscaled: bigint,
     readonly exp: number,
-    readonly format: QuantityFormat,
+    /** "": the zero Quantity's, which a JSON null leaves (it canonicalizes as DecimalSI). */
+    readonly format: QuantityFormat | "",
     readonly s: string,
     readonly kind: "int" | "dec" = "int",
   ) {
     this.cached = s;
   }
 
-  static zero(format: QuantityFormat = "DecimalSI"): Quantity {
+  static zero(format: QuantityFormat | "" = "DecimalSI"): Quantity {
     return new Quantity(0n, 0, format, "");
   }
 
   /**
    * Quantity.RoundUp(scale) as SetDefaults_ResourceList calls it with -3 (milli): an int64
-   * amount already that fine keeps its spelling; anything rounded, or held as an inf.Dec,
-   * loses it.
+   * amount already that fine keeps its spelling (int64Amount.AsScale); one rounded loses it;
+   * an inf.Dec always loses it and is rounded to exactly that scale (infDecAmount.AsScale).
    */
   roundUp(scale: number): Quantity {
     if (this.kind === "int" && this.exp >= scale) return this;
-    if (this.exp >= scale) return new Quantity(this.unscaled, this.exp, this.format, "", this.kind);
     return new Quantity(this.scaledValue(scale), scale, this.format, "", this.kind);
   }
 
@@ -89,6 +90,18 @@ export class Quantity {
   goSyntax(): string | null {
     if (this.kind !== "int") return null;
     return `resource.Quantity{i:resource.int64Amount{value:${this.unscaled}, scale:${this.exp}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(this.s)}, Format:"${this.format}"}`;
+  }
+
+  /**
+   * The struct's fields as Go holds them (i, d, s, Format), a Go value for spew.ts: the
+   * inf.Dec's big.Int as its sign and its magnitude's 64-bit words, least significant first
+   * (big.nat; nil for zero, as SetString and Set leave it).
+   */
+  goFields(): Record<string, unknown> {
+    const fields = { s: this.s, Format: this.format };
+    if (this.kind === "int") return { i: { value: this.unscaled, scale: this.exp }, ...fields };
+    const unscaled = { neg: this.unscaled < 0n, abs: natWords(this.unscaled) };
+    return { d: { Dec: { unscaled, scale: -this.exp } }, ...fields };
   }
 
   /**
@@ -154,9 +167,14 @@ export class Quantity {
     else unscaled *= 1n << BigInt(exponent);
     const negative = unscaled < 0n;
     if (negative) unscaled = -unscaled;
-    if (unscaled !== 0n && exp < -9) {
-      const divisor = pow10(-9 - exp);
-      unscaled = (unscaled + divisor - 1n) / divisor;
+    // amount.Round(amount, Nano.infScale(), inf.RoundUp) for a non-zero amount: exactly scale
+    // 9, rounded away from zero.
+    if (unscaled !== 0n) {
+      if (exp > -9) unscaled *= pow10(exp + 9);
+      else {
+        const divisor = pow10(-9 - exp);
+        unscaled = (unscaled + divisor - 1n) / divisor;
+      }
       exp = -9;
     }
     if (format === "BinarySI" && compareDecimal(unscaled, exp, maxInt64, 0) > 0) {
@@ -271,6 +289,15 @@ export class Quantity {
     if (format === "DecimalExponent") return `${amount}${exponent === 0 ? "" : `e${exponent}`}`;
     return `${amount}${decimalByExponent.get(exponent) ?? ""}`;
   }
+}
+
+/** A non-negative magnitude's big.nat: 64-bit words, least significant first; nil for 0. */
+function natWords(value: bigint): bigint[] | undefined {
+  let rest = value < 0n ? -value : value;
+  if (rest === 0n) return undefined;
+  const words: bigint[] = [];
+  for (; rest > 0n; rest >>= 64n) words.push(BigInt.asUintN(64, rest));
+  return words;
 }
 
 /** resource.MustParse's cousin for callers that hold a string: null when it does not parse. */

@@ -8,6 +8,7 @@
 // IntOrString a number or a string, a Time its RFC 3339 UTC text (absent: zero), a FieldsV1
 // its JSON value. The API defaults work on that tree (api_defaults.ts); marshal() then gives
 // the wire form the kubelet would print.
+import { compareGoStrings } from "../go_strings.js";
 import type { JsonObject } from "../json_object.js";
 import type { GoField, GoSchema, GoType } from "./go_schema.js";
 import { JsonNumber, jsonKind, Repeated, setData } from "./json.js";
@@ -227,7 +228,8 @@ function plain(value: unknown): unknown {
  * boolean never matches the syntax.
  */
 function decodeQuantity(value: unknown): Quantity {
-  if (value === null) return Quantity.zero();
+  // Only the amounts are reset: the Format stays the zero Quantity's "".
+  if (value === null) return Quantity.zero("");
   let raw: string;
   if (typeof value === "string") raw = value;
   else if (typeof value === "number" || value instanceof JsonNumber) raw = numberText(value);
@@ -305,7 +307,7 @@ function zeroOf(type: GoType): unknown {
     case "struct":
       return {};
     case "custom":
-      if (type.name === "resource.Quantity") return Quantity.zero();
+      if (type.name === "resource.Quantity") return Quantity.zero("");
       return type.name === "intstr.IntOrString" ? 0 : undefined;
     case "string":
       return "";
@@ -387,8 +389,8 @@ export function marshal(type: GoType, v: unknown): unknown {
       if (v === undefined || v === null) return null;
       const object = v as JsonObject;
       const out: JsonObject = {};
-      // encoding/json writes map keys sorted (byte order of their UTF-8: for the BMP, as here).
-      for (const key of Object.keys(object).sort())
+      // encoding/json writes map keys sorted in byte order of their UTF-8.
+      for (const key of Object.keys(object).sort(compareGoStrings))
         setData(out, key, marshal(type.elem as GoType, object[key]));
       return out;
     }
