@@ -278,10 +278,16 @@ describe("manifest validation", () => {
       `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"},"spec":{"containers":[{"name":"app","image":"busybox"}],"x":${"[".repeat(levels)}${"]".repeat(levels)}}}`;
     // The pod object, spec and the innermost empty list: 1000 levels in all.
     assert.equal(tryDecodeSinglePod(bytes(nested(998)), fileOrigin).metadata.name, "web-node-a");
-    invalid(nested(999), /couldn't parse as pod \(nested deeper than 1000 levels\)/);
+    invalid(
+      nested(999),
+      /couldn't parse as pod \(nested deeper than 1000 levels \(this exporter's bound, not the kubelet's\)\)/,
+    );
     invalid(nested(20_000), /couldn't parse as pod/);
     // YAML is refused while it is parsed: a megabyte of "[" once exhausted the heap.
-    invalid("[".repeat(1_000_000), /couldn't parse as pod \(nested deeper than 1000 levels\)/);
+    invalid(
+      "[".repeat(1_000_000),
+      /couldn't parse as pod \(nested deeper than 1000 levels \(this exporter's bound, not the kubelet's\)\)/,
+    );
     invalid(`${"- ".repeat(1_000_000)}b\n`, /nested deeper than 1000 levels/);
     // An anchor holding its own alias decodes to a cycle: infinitely deep.
     invalid(`${podYaml(oneContainer, "name: web, uid: u1")}  x: &x {y: *x}\n`, /nested deeper/);

@@ -184,7 +184,7 @@ describe("the decoding thread's bounds", () => {
     const err = await decodeFailure(shared.decodeStaticPod(pod(5_000_000), origin));
     assert.match(
       err.message,
-      /more than 200000 YAML nodes \(the decoder's bound on a manifest's structure\)/,
+      /more than 200000 YAML nodes \(this exporter's bound, not the kubelet's\)/,
     );
     // The same under the bound decodes (the unknown field is dropped).
     assert.equal(

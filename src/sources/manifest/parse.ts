@@ -26,7 +26,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * A Pod's own fields nest about a dozen levels.
  */
 const MaxDepth = 1000;
-const tooDeep = `nested deeper than ${MaxDepth} levels`;
+const tooDeep = `nested deeper than ${MaxDepth} levels (this exporter's bound, not the kubelet's)`;
 
 /**
  * The most YAML nodes (scalars, aliases, and the indicators that make an item, entry or
@@ -40,7 +40,7 @@ const tooDeep = `nested deeper than ${MaxDepth} levels`;
  * thousands; 40,000 labels (120,000 nodes) still decode. JSON (cheap to parse) is not counted.
  */
 export const MaxYamlNodes = 200_000;
-const tooManyNodes = `more than ${MaxYamlNodes} YAML nodes (the decoder's bound on a manifest's structure)`;
+const tooManyNodes = `more than ${MaxYamlNodes} YAML nodes (this exporter's bound, not the kubelet's)`;
 /** Lexemes that each make at most one node: see MaxYamlNodes. */
 const nodeLexemes = new Set(["\x1f", "-", "?", ":", ",", "[", "{"]);
 
