@@ -11,7 +11,7 @@ import { followKubeletVersion } from "./core/version.js";
 import { startDemoKubelet } from "./demo/kubelet_server.js";
 import { startDemoManifestServer } from "./demo/manifest_server.js";
 import { KubeletCrossCheck } from "./kubelet/cross_check.js";
-import { MirrorPodView } from "./kubelet/mirror_pods.js";
+import { MirrorPodView, staticPodKey } from "./kubelet/mirror_pods.js";
 import { createHealthRoutes, createRoutes } from "./server/routes.js";
 import { HealthClientLimits, listen, type RunningServer } from "./server/server.js";
 import { sourcesStatus } from "./server/state.js";
@@ -59,7 +59,15 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       "--web.enable-exemplars has no effect: tracing is off (no OTEL_* exporter is configured), so no span can become an exemplar",
     );
   // Orphaned mirror pods need the api source's pods and a static source to compare with.
-  const mirrorPods = config.apiserver ? new MirrorPodView(clock) : undefined;
+  const inexactUIDs = () =>
+    new Map(
+      manifestVerdicts().flatMap((v) =>
+        v.pod?.uidInexact === undefined
+          ? []
+          : [[staticPodKey(v.source, v.pod.fullName), v.pod.uidInexact] as const],
+      ),
+    );
+  const mirrorPods = config.apiserver ? new MirrorPodView(clock, inexactUIDs) : undefined;
   const crossCheck = config.kubelet ? new KubeletCrossCheck(mirrorPods) : undefined;
   // The minor followed: --kubelet.version; else the newest, assumed, until the node's kubelet's
   // own kubernetes_build_info is read from --kubelet.url (the demo kubelet is not the node's).

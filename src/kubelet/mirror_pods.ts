@@ -11,7 +11,10 @@
 //            (DeleteMirrorPod, by UID) and creates it anew, so one that lingers means the pod's
 //            sync is not running or the API refuses the kubelet;
 //   missing  none of that full name: the kubelet creates one (an admission webhook or
-//            NodeRestriction may refuse it).
+//            NodeRestriction may refuse it);
+//   unknown  there is one, but the static pod's generated UID may not be the kubelet's (its
+//            manifest sets a time, which the kubelet hashes in the node's time zone: the
+//            source's verdict says why), so its hash says nothing.
 // A mirror pod whose full name no static pod has is orphaned (GetPodsAndMirrorPods); only the
 // kubelet's housekeeping deletes it (HandlePodCleanups -> deleteOrphanedMirrorPods, by full
 // name), so one that lingers is the incident itself: housekeeping is not running. It is
@@ -57,7 +60,7 @@ export interface OrphanedMirrorPods {
   oldestSince: number | undefined;
 }
 
-export type MirrorPodState = "present" | "missing" | "stale";
+export type MirrorPodState = "present" | "missing" | "stale" | "unknown";
 
 /** The mirror pod of one static pod, as the kubelet would judge it. */
 export interface StaticPodMirror {
@@ -67,9 +70,14 @@ export interface StaticPodMirror {
   state: MirrorPodState;
   /** Since when the static pod has had this state, ms since the epoch. */
   since: number;
-  /** present, stale: the mirror pod's UID. */
+  /** present, stale, unknown: the mirror pod's UID. */
   mirrorUID?: string;
+  /** unknown: why the static pod's UID may not be the kubelet's. */
+  reason?: string;
 }
+
+/** Static pods whose generated UID may not be the kubelet's, by staticPodKey, and why. */
+export type InexactUIDs = () => ReadonlyMap<string, string>;
 
 /** The key of a static pod: its source and full name. */
 export const staticPodKey = (source: string, fullName: string): string => `${source} ${fullName}`;
@@ -86,7 +94,11 @@ export class MirrorPodView {
   /** Each static pod's (staticPodKey) mirror state and the first time it was seen in it. */
   private readonly stateSince = new Map<string, { state: MirrorPodState; since: number }>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    /** From the sources' verdicts (ManifestPod.uidInexact). */
+    private readonly inexactUIDs: InexactUIDs = () => new Map(),
+  ) {}
 
   /** Reads every SET sent on `channel` by `source`, then forwards it unchanged. */
   wrap(source: string, channel: SourceChannel): SourceChannel {
@@ -144,18 +156,22 @@ export class MirrorPodView {
     const listed = this.listedStaticSources(registered);
     if (!this.mirrors) return result;
     const byFullName = new Map([...this.mirrors.values()].map((m) => [m.fullName, m]));
+    const inexact = this.inexactUIDs();
     const seen = new Set<string>();
     for (const source of listed) {
       for (const [fullName, hash] of this.staticPods.get(source) ?? []) {
         const mirror = byFullName.get(fullName);
+        const key = staticPodKey(source, fullName);
+        const reason = mirror === undefined ? undefined : inexact.get(key);
         // IsMirrorPodOf: same name and namespace, and config.mirror equal to config.hash.
         const state: MirrorPodState =
           mirror === undefined
             ? "missing"
-            : mirror.deleting || mirror.hash !== hash
-              ? "stale"
-              : "present";
-        const key = staticPodKey(source, fullName);
+            : reason !== undefined
+              ? "unknown"
+              : mirror.deleting || mirror.hash !== hash
+                ? "stale"
+                : "present";
         seen.add(key);
         const before = this.stateSince.get(key);
         const since = before?.state === state ? before.since : now;
@@ -166,6 +182,7 @@ export class MirrorPodView {
           state,
           since,
           ...(mirror ? { mirrorUID: mirror.uid } : {}),
+          ...(reason !== undefined ? { reason } : {}),
         });
       }
     }

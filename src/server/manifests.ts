@@ -14,8 +14,10 @@ export interface MirrorPodStatus {
   state: MirrorPodState;
   /** Since when the pod's mirror pod has had this state. */
   since: Instant;
-  /** present, stale: the mirror pod's UID. */
+  /** present, stale, unknown: the mirror pod's UID. */
   uid: string | null;
+  /** unknown: why the static pod's UID may not be the kubelet's. */
+  reason?: string;
 }
 
 export interface ManifestStatus extends Omit<ManifestVerdict, "since"> {
@@ -45,6 +47,7 @@ export function manifestsStatus(
               state: mirror.state,
               since: instant(mirror.since),
               uid: mirror.mirrorUID ?? null,
+              ...(mirror.reason !== undefined ? { reason: mirror.reason } : {}),
             },
           }
         : {}),
@@ -60,7 +63,12 @@ const pill: Record<string, string> = {
   stored: "ok",
 };
 
-const mirrorPill: Record<MirrorPodState, string> = { present: "ok", stale: "bad", missing: "warn" };
+const mirrorPill: Record<MirrorPodState, string> = {
+  present: "ok",
+  stale: "bad",
+  missing: "warn",
+  unknown: "muted",
+};
 
 /** The mirror pod's state under the pod, with since when when it is not present. */
 function mirrorLine(mirror: MirrorPodStatus | undefined, now: Instant): string {
@@ -69,7 +77,8 @@ function mirrorLine(mirror: MirrorPodStatus | undefined, now: Instant): string {
     mirror.state === "present"
       ? ""
       : ` for ${humanSeconds(now.sinceStartSeconds - mirror.since.sinceStartSeconds)}`;
-  return `<small class="mirror" data-mirror="${e(mirror.state)}">mirror pod <span class="pill ${mirrorPill[mirror.state]}">${e(mirror.state)}</span>${e(ago)}</small>`;
+  const why = mirror.reason === undefined ? "" : ` (${mirror.reason})`;
+  return `<small class="mirror" data-mirror="${e(mirror.state)}">mirror pod <span class="pill ${mirrorPill[mirror.state]}">${e(mirror.state)}</span>${e(ago)}${e(why)}</small>`;
 }
 
 function row(m: ManifestStatus, now: Instant): string {

@@ -4,13 +4,15 @@
 // the time since; unknown until both sources have listed; a mirror from another source or of a
 // pod still present is not counted.
 import assert from "node:assert/strict";
-import { mkdtemp, rm, unlink } from "node:fs/promises";
+import { mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Pod } from "../../src/core/types.js";
 import { parseExposition } from "../../src/kubelet/exposition.js";
 import { MirrorPodView } from "../../src/kubelet/mirror_pods.js";
+import { escapeHtml } from "../../src/server/format.js";
+import type { ManifestStatus } from "../../src/server/manifests.js";
 import type { SourcesStatus } from "../../src/server/state.js";
 import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
@@ -137,6 +139,37 @@ describe("MirrorPodView", () => {
     assert.deepEqual(view.staleMirrors(registered), []);
   });
 
+  test("a static pod whose UID may not be the kubelet's: its mirror pod is unknown, never stale; missing stays missing", async () => {
+    const clock = new ManualClock();
+    const why =
+      "metadata.creationTimestamp is set: the kubelet hashes it in the node's local time zone";
+    const inexact = new Map([["file etcd-n_kube-system", why]]);
+    const view = new MirrorPodView(clock, () => inexact);
+    const api = view.wrap("api", sink);
+    const file = view.wrap("file", sink);
+    const registered = ["file", "api"];
+    const etcd = mirrorPod("etcd-n", "file", "mirror-1");
+    await file.send(set("file", [staticOf(etcd, "ours")]));
+    await api.send(set("api", []));
+    assert.equal(view.staticPodMirrors(registered)[0]?.state, "missing");
+    // The mirror pod the kubelet made says its hash, not ours.
+    const annotations = { ...etcd.metadata?.annotations, "kubernetes.io/config.mirror": "its" };
+    await api.send(set("api", [{ ...etcd, metadata: { ...etcd.metadata, annotations } }]));
+    assert.deepEqual(view.staticPodMirrors(registered), [
+      {
+        source: "file",
+        fullName: "etcd-n_kube-system",
+        state: "unknown",
+        since: clock.now(),
+        mirrorUID: "mirror-1",
+        reason: why,
+      },
+    ]);
+    assert.deepEqual(view.staleMirrors(registered), [
+      { source: "file", count: 0, oldestSince: undefined },
+    ]);
+  });
+
   test("a mirror pod is orphaned only when no static source holds its full name (the kubelet's pod manager)", async () => {
     const clock = new ManualClock();
     const view = new MirrorPodView(clock);
@@ -234,5 +267,41 @@ describe("the exporter's orphaned mirror pods", () => {
       const s = await status();
       return s.orphanedMirrorPods[0]?.count === 0 ? s : undefined;
     }, "the orphan gone once the mirror pod is deleted");
+  });
+
+  test("a static pod that sets a time: its mirror pod is unknown, with why, on the status page and in /api/v1/manifests", async (t) => {
+    const dir = await manifestDir();
+    t.after(() => dir.remove());
+    await writeFile(
+      join(dir.path, "timed.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: timed, namespace: kube-system, creationTimestamp: '2024-01-02T03:04:05Z'}\nspec:\n  containers: [{name: app, image: nginx:1.27}]\n",
+    );
+    const kubeconfigDir = await mkdtemp(join(tmpdir(), "mirror-"));
+    t.after(() => rm(kubeconfigDir, { recursive: true, force: true }));
+    const apiserver = await FakeApiserver.start();
+    t.after(() => apiserver.close());
+    apiserver.addPod(mirrorPod("timed-test-node", "file"));
+    const exporter = await exporterFromFlags([
+      `--pod-manifest-path=${dir.path}`,
+      `--kubeconfig=${await apiserver.writeKubeconfig(kubeconfigDir)}`,
+    ]);
+    t.after(() => exporter.stop());
+    const timed = await eventually(async () => {
+      const { manifests } = (await (await fetch(`${exporter.url}/api/v1/manifests`)).json()) as {
+        manifests: ManifestStatus[];
+      };
+      const m = manifests.find((v) => v.manifest.endsWith("timed.yaml"));
+      return m?.mirrorPod ? m : undefined;
+    }, "the timed pod's mirror pod judged");
+    const why =
+      "metadata.creationTimestamp is set: the kubelet hashes it in the node's local time zone";
+    assert.equal(timed.pod?.uidInexact, why);
+    assert.equal(timed.mirrorPod?.state, "unknown");
+    assert.equal(timed.mirrorPod?.reason, why);
+    const page = await (await fetch(`${exporter.url}/`)).text();
+    assert.match(page, /data-mirror="unknown"/);
+    assert.ok(page.includes(`(${escapeHtml(why)})`), "the reason on the page");
+    const samples = parseExposition(await (await fetch(`${exporter.url}/metrics`)).text()).samples;
+    assert.equal(samples.get("podconfig_stale_mirror_pods"), undefined, "never stale");
   });
 });
