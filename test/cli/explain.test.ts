@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Explanation } from "../../src/cli/explain.js";
@@ -136,6 +137,62 @@ describe("podconfig-exporter explain", () => {
     assert.match(valid.stdout, /^STORED {4}stdin pod web-node-a_kube-system uid [0-9a-f]{32}$/m);
   });
 
+  test("--compare-to: what changing the kubelet's minor does to each static pod", async () => {
+    // 1.35 hashes static pods with FNV-128a where 1.34 used MD5: every UID changes.
+    const across = await run([
+      "--kubelet.version=1.34",
+      "--compare-to=1.35",
+      "--node-name=cp-1",
+      "examples/manifests",
+    ]);
+    assert.equal(across.code, 0, across.stderr);
+    const lines = across.stdout.split("\n");
+    assert.ok(lines.includes("kubelet 1.34 -> 1.35:"), across.stdout);
+    assert.match(
+      across.stdout,
+      /^RESTARTED examples\/manifests\/etcd\.yaml pod etcd-cp-1_kube-system uid [0-9a-f]{32} -> [0-9a-f]{32}$/m,
+    );
+    assert.match(across.stdout, /^4 stored; upgrade to 1\.35: 4 restarted: passes$/m);
+    const same = json(
+      (
+        await run([
+          "--kubelet.version=1.37",
+          "--compare-to=1.37",
+          "--node-name=cp-1",
+          "-o",
+          "json",
+          "examples/manifests",
+        ])
+      ).stdout,
+    );
+    assert.deepEqual(
+      same.upgrade?.changes.map((c) => [c.effect, c.uid === c.uidAfter]),
+      Array.from({ length: 4 }, () => ["kept", true]),
+    );
+    // A manifest refused after the change stops its pod, and fails the run: hostnameOverride
+    // is a field from 1.34, validated as a DNS subdomain; 1.33 drops it as unknown.
+    const dir = await mkdtemp(join(tmpdir(), "explain-upgrade-"));
+    try {
+      await writeFile(
+        join(dir, "override.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: override}\nspec:\n  hostnameOverride: bad_name!\n  containers: [{name: app, image: nginx:1.27}]\n",
+      );
+      const stops = await run([
+        "--kubelet.version=1.33",
+        "--compare-to=1.34",
+        "--node-name=n",
+        dir,
+      ]);
+      assert.equal(stops.code, 1, stops.stderr);
+      assert.match(
+        stops.stdout,
+        /^STOPPED {3}\S+override\.yaml pod override-n_default\n {10}refused at 1\.34: invalid pod: \[spec\.hostnameOverride: /m,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test("usage errors exit 2", async () => {
     const missing = await run(["/nonexistent/manifests"]);
     assert.equal(missing.code, 2);
@@ -146,5 +203,8 @@ describe("podconfig-exporter explain", () => {
     const version = await run(["--kubelet.version=1.20", "examples/manifests"]);
     assert.equal(version.code, 2);
     assert.match(version.stderr, /--kubelet\.version/);
+    const compare = await run(["--compare-to=2.0", "examples/manifests"]);
+    assert.equal(compare.code, 2);
+    assert.match(compare.stderr, /--compare-to: kubelet version "2\.0"/);
   });
 });

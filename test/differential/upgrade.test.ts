@@ -1,0 +1,70 @@
+// `explain --kubelet.version=1.32 --compare-to=1.37` against the kubelets of both minors: the
+// UIDs it gives before and after are the ones each kubelet's own file source gives (oracle-1.32
+// and oracle-1.37 listing the same directory), so its "restarted" and "kept" are theirs.
+import assert from "node:assert/strict";
+import { copyFile, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { explain } from "../../src/cli/explain.js";
+import { Oracle } from "../support/oracle.js";
+import { NodeName } from "./ours.js";
+import { hashDumpBodies } from "./regressions.js";
+import { kubeletListFiles } from "./theirs.js";
+
+describe("explain --compare-to: what an upgrade restarts, as both kubelets see it", () => {
+  const oracles = new Map<string, Oracle>();
+  let dir: string;
+  before(async () => {
+    for (const minor of ["1.32", "1.37"]) oracles.set(minor, Oracle.start(minor));
+    dir = await mkdtemp(join(tmpdir(), "upgrade-"));
+    for (const name of await readdir("examples/manifests"))
+      await copyFile(join("examples/manifests", name), join(dir, name));
+    for (const [i, body] of hashDumpBodies.entries())
+      if (body.accepted && !body.text.includes("PodList"))
+        await writeFile(join(dir, `regression-${i}.yaml`), body.text);
+  });
+  after(async () => {
+    for (const oracle of oracles.values()) await oracle.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The kubelet's UID of each pod it stores, by its full name. */
+  const kubeletUIDs = async (minor: string) => {
+    const oracle = oracles.get(minor) as Oracle;
+    const { sent } = await kubeletListFiles((r) => oracle.request(r as never), dir);
+    const uids = new Map<string, string>();
+    for (const pod of sent[0]?.pods ?? []) {
+      const { name, namespace, uid } = pod.metadata as Record<string, string>;
+      uids.set(`${name}_${namespace}`, uid as string);
+    }
+    return uids;
+  };
+
+  test("each pod's UID before and after is the kubelet's, and the effect follows from them", async () => {
+    const [before132, after137] = [await kubeletUIDs("1.32"), await kubeletUIDs("1.37")];
+    const e = await explain(
+      {
+        target: dir,
+        minor: "1.32",
+        compareTo: "1.37",
+        nodeName: NodeName,
+        url: "",
+        output: "json",
+      },
+      process.stdin,
+    );
+    const changes = e.upgrade?.changes ?? [];
+    assert.equal(changes.length, before132.size);
+    assert.ok(changes.length >= 6, "the kubeadm pods and the regression pods");
+    for (const change of changes) {
+      const fullName = change.fullName as string;
+      assert.equal(change.uid, before132.get(fullName), `${fullName} at 1.32`);
+      assert.equal(change.uidAfter, after137.get(fullName), `${fullName} at 1.37`);
+      assert.equal(
+        change.effect,
+        before132.get(fullName) === after137.get(fullName) ? "kept" : "restarted",
+      );
+    }
+  });
+});
