@@ -2,8 +2,9 @@
 // kubelet's side: its /metrics, its -v=4 log lines, the containers containerd runs, its mirror
 // pods in the API. The exporter's side: its /metrics. Every wait has a generous bound (the
 // machine is shared); the time each took to converge is printed, never asserted.
+import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Exposition } from "../../src/kubelet/exposition.js";
 import type { Exporter } from "./exporter.js";
 import type { ManifestServer } from "./manifest_server.js";
@@ -11,6 +12,7 @@ import type { RealNode } from "./node.js";
 import { readExporterMetrics, readKubeletMetrics, sample, sum } from "./observe.js";
 import { pauseImage } from "./pause_image.js";
 import { waitFor } from "./process.js";
+import { repoRoot } from "./versions.js";
 
 export function staticPod(name: string, extra = ""): string {
   return `apiVersion: v1
@@ -48,6 +50,8 @@ export interface Observation {
     runningPods: string[];
     /** Mirror pods of the node in the API (names). */
     mirrorPods: string[];
+    /** Each mirror pod's kubernetes.io/config.mirror: its static pod's UID, by the kubelet. */
+    mirrorHashes: Record<string, string>;
   };
   exporter: {
     ready: Record<string, number | undefined>;
@@ -64,6 +68,8 @@ export interface Observation {
     kubeletUp: number | undefined;
     kubeletSupported: string | undefined;
     copyDesiredStatic: number | undefined;
+    /** /api/v1/manifests: each stored manifest's (by file name) UID and mirror pod state. */
+    manifests: Record<string, { uid: string; mirror: string | undefined }>;
     /** The exporter's readings of the kubelet's own series (podconfig_kubelet_*). */
     readings: {
       startTime: number | undefined;
@@ -88,7 +94,7 @@ export class BothSides {
     return readKubeletMetrics(this.node.kubeletMetricsUrl, this.node.pki.admin);
   }
 
-  mirrorPods(): string[] {
+  mirrorPods(): Record<string, string> {
     const list = JSON.parse(
       this.node.kubectl([
         "get",
@@ -99,17 +105,40 @@ export class BothSides {
         "json",
       ]),
     ) as { items: { metadata: { name: string; annotations?: Record<string, string> } }[] };
-    return list.items
-      .filter((p) => p.metadata.annotations?.["kubernetes.io/config.mirror"] !== undefined)
-      .map((p) => p.metadata.name)
-      .sort();
+    const mirrors: Record<string, string> = {};
+    for (const { metadata } of list.items) {
+      const hash = metadata.annotations?.["kubernetes.io/config.mirror"];
+      if (hash !== undefined) mirrors[metadata.name] = hash;
+    }
+    return mirrors;
+  }
+
+  /** The exporter's verdict on each static pod manifest of the directory, by file name. */
+  async manifests(): Promise<Observation["exporter"]["manifests"]> {
+    const url = this.exporter.metricsUrl.replace(/\/metrics$/, "/api/v1/manifests");
+    const body = (await (await fetch(url)).json()) as {
+      manifests: {
+        source: string;
+        manifest: string;
+        verdict: string;
+        pod?: { uid: string };
+        mirrorPod?: { state: string };
+      }[];
+    };
+    const out: Observation["exporter"]["manifests"] = {};
+    for (const m of body.manifests)
+      if (m.source === "file" && m.verdict === "stored" && m.pod)
+        out[basename(m.manifest)] = { uid: m.pod.uid, mirror: m.mirrorPod?.state };
+    return out;
   }
 
   async observe(): Promise<Observation> {
-    const [k, e] = await Promise.all([
+    const [k, e, manifests] = await Promise.all([
       this.kubeletMetrics(),
       readExporterMetrics(this.exporter.metricsUrl),
+      this.manifests(),
     ]);
+    const mirrorHashes = this.mirrorPods();
     const log = this.node.kubelet?.log() ?? "";
     const count = (text: string): number => log.split(text).length - 1;
     const bySource = (name: string): Record<string, number | undefined> =>
@@ -128,7 +157,8 @@ export class BothSides {
         housekeepingSkippedLines: count("SyncLoop (housekeeping, skipped)"),
         housekeepingLines: count('"SyncLoop (housekeeping)"'),
         runningPods: [...new Set(this.node.runningContainers().map((c) => c.pod))],
-        mirrorPods: this.mirrorPods(),
+        mirrorPods: Object.keys(mirrorHashes).sort(),
+        mirrorHashes,
       },
       exporter: {
         ready: bySource("podconfig_source_ready"),
@@ -146,6 +176,7 @@ export class BothSides {
         kubeletSupported:
           info === undefined ? undefined : `${info.version} supported=${info.supported}`,
         copyDesiredStatic: sample(e, "podconfig_kubelet_copy_desired_pods", { static: "true" }),
+        manifests,
         readings: {
           startTime: sample(e, "podconfig_kubelet_start_time_seconds"),
           plegLastSeen: sample(e, "podconfig_kubelet_pleg_last_seen_timestamp_seconds"),
@@ -238,11 +269,71 @@ function exporterSide(o: Observation): string {
   return `ready{${per(e.ready)}} stored{${per(e.stored)}} pods{${per(e.pods)}} sources_ready=${e.allReady} kubelet_housekeeping_ran=${e.housekeepingRan ?? "absent"} disagreement=${e.disagreement ?? "absent"} deletions_deferred_total=${e.deferredDeletions} orphaned_pods=${e.orphanedPods} orphaned_mirror_pods=${e.orphanedMirrorPods ?? "absent"} kubelet_restarts_total=${e.restarts} kubelet_info=${e.kubeletSupported} kubelet_start_time=${e.readings.startTime} pleg_last_seen=${e.readings.plegLastSeen} kubelet_desired_pods{static=true}=${e.readings.desiredStatic ?? "absent"},{static=false}=${e.readings.desiredNonStatic ?? "absent"} sync_loop_paused=${e.readings.paused ?? "absent"}`;
 }
 
+/**
+ * `explain` (the built CLI, offline, told the kubelet's minor and node name) on the kubelet's
+ * static pod directory: each pod's UID is its mirror pod's config.mirror, as the kubelet set it.
+ */
+function explainAgrees(node: RealNode, o: Observation): ScenarioResult {
+  const minor = node.options.release.split(".").slice(0, 2).join(".");
+  const run = spawnSync(
+    process.execPath,
+    [
+      join(repoRoot, "dist", "main.js"),
+      "explain",
+      `--kubelet.version=${minor}`,
+      `--node-name=${node.nodeName}`,
+      "-o",
+      "json",
+      node.dirs.manifests,
+    ],
+    { encoding: "utf8" },
+  );
+  if (run.status !== 0) throw new Error(`explain exited ${run.status}: ${run.stderr}`);
+  const { manifests } = JSON.parse(run.stdout) as {
+    manifests: { manifest: string; pod?: { fullName: string; uid: string } }[];
+  };
+  const pairs = manifests.map((m) => {
+    const name = m.pod?.fullName.split("_")[0] ?? "";
+    return { file: basename(m.manifest), uid: m.pod?.uid, mirror: o.kubelet.mirrorHashes[name] };
+  });
+  const differing = pairs.filter((p) => p.uid !== p.mirror);
+  if (pairs.length === 0 || differing.length > 0)
+    throw new Error(`explain's UIDs are not the kubelet's: ${JSON.stringify(pairs)}`);
+  return {
+    name: "1b. explain's UIDs against the kubelet's mirror pods",
+    seconds: 0,
+    kubelet: pairs.map((p) => `${p.file} config.mirror ${p.mirror}`).join(", "),
+    exporter: pairs.map((p) => `${p.file} uid ${p.uid}`).join(", "),
+  };
+}
+
+function mirrorSide(o: Observation): string {
+  const pods = Object.entries(o.exporter.manifests).map(
+    ([file, m]) => `${file} uid ${m.uid} mirror ${m.mirror ?? "absent"}`,
+  );
+  const hashes = Object.entries(o.kubelet.mirrorHashes).map(([name, hash]) => `${name} ${hash}`);
+  return `exporter: ${pods.join(", ")}; the kubelet's mirror pods (config.mirror): ${hashes.join(", ")}`;
+}
+
 function result(name: string, r: { o: Observation; seconds: number }): ScenarioResult {
   return { name, seconds: r.seconds, kubelet: kubeletSide(r.o), exporter: exporterSide(r.o) };
 }
 
 const mirror = (node: RealNode, pod: string): string => `${pod}-${node.nodeName}`;
+
+/**
+ * The static pod of `file` as both sides see it: the exporter's mirror state is `state`, and
+ * the UID the exporter gives its pod is the one the kubelet gave it (its mirror pod's
+ * config.mirror, which the kubelet's CreateMirrorPod sets to the static pod's hash).
+ */
+function mirrorAgrees(o: Observation, node: RealNode, file: string, state: string) {
+  const exporter = o.exporter.manifests[`${file}.yaml`];
+  const kubelet = o.kubelet.mirrorHashes[mirror(node, file)];
+  return expect([
+    exporter?.mirror !== state && `${file}'s mirror pod is ${exporter?.mirror}, not ${state}`,
+    exporter?.uid !== kubelet && `${file}'s UID: exporter ${exporter?.uid}, kubelet ${kubelet}`,
+  ]);
+}
 
 /**
  * Runs every scenario in order on a node whose manifest URL answers 503 and whose directory
@@ -271,9 +362,15 @@ export async function runScenarios(
         o.exporter.ready.file !== 1 && `exporter file ready=${o.exporter.ready.file}`,
         o.exporter.housekeepingRan !== 0 && `housekeeping_ran=${o.exporter.housekeepingRan}`,
         o.exporter.disagreement !== 0 && `disagreement=${o.exporter.disagreement}`,
+        mirrorAgrees(o, node, "a", "present"),
+        mirrorAgrees(o, node, "b", "present"),
       ]),
   );
-  report(result("1. manifest URL answers 503", s1));
+  report({
+    ...result("1. manifest URL answers 503", s1),
+    exporter: `${exporterSide(s1.o)}; ${mirrorSide(s1.o)}`,
+  });
+  report(explainAgrees(node, s1.o));
 
   // 2. Meanwhile a static pod file is removed: the kubelet refuses the kill, its containers run on.
   rmSync(join(dir, "b.yaml"));
@@ -288,6 +385,9 @@ export async function runScenarios(
       o.exporter.orphanedPods !== 1 && `orphaned_pods=${o.exporter.orphanedPods}`,
       o.exporter.housekeepingRan !== 0 && `housekeeping_ran=${o.exporter.housekeepingRan}`,
       o.exporter.disagreement !== 0 && `disagreement=${o.exporter.disagreement}`,
+      // Housekeeping is blocked, so b's mirror pod stays, orphaned.
+      o.exporter.orphanedMirrorPods !== 1 &&
+        `orphaned_mirror_pods=${o.exporter.orphanedMirrorPods} (b's is)`,
     ]),
   );
   report(result("2. static pod b removed while http is not ready", s2));
@@ -312,9 +412,38 @@ export async function runScenarios(
   );
   report(result("3. manifest URL repaired", s3));
 
-  // 4. The kubelet restarts: the exporter counts it and restarts its readiness clock.
+  // 4. The kubelet restarts: the exporter counts it and restarts its readiness clock. While it
+  // is down, a's manifest is edited: a's mirror pod in the API still has the old pod's hash, so
+  // it is stale until the kubelet, back, replaces it.
   const before = s3.o.kubelet.startTime;
+  const oldHash = s3.o.kubelet.mirrorHashes[mirror(node, "a")];
   await node.stopKubelet();
+  writeFileSync(
+    join(dir, "a.yaml"),
+    staticPod("a").replace(
+      "  namespace: default\n",
+      '  namespace: default\n  labels: {edited: "true"}\n',
+    ),
+  );
+  // The kubelet's /metrics is down with it: the exporter's verdicts and the API's mirror pods.
+  const started = Date.now();
+  const stale = await waitFor(
+    "a edited while the kubelet is down: its mirror pod stale",
+    async () => {
+      const [manifests, hashes] = [await both.manifests(), both.mirrorPods()];
+      const a = manifests["a.yaml"];
+      return a?.mirror === "stale" && hashes[mirror(node, "a")] === oldHash
+        ? { a, hashes }
+        : undefined;
+    },
+    { timeoutMs: 240_000, everyMs: 1000, daemons: [both.exporter.daemon] },
+  );
+  report({
+    name: "4a. static pod a edited while the kubelet is down",
+    seconds: (Date.now() - started) / 1000,
+    kubelet: `down; a's mirror pod in the API says ${stale.hashes[mirror(node, "a")]}`,
+    exporter: `a.yaml uid ${stale.a.uid}, mirror pod ${stale.a.mirror}`,
+  });
   await node.startKubelet();
   const s4 = await both.until("kubelet restarted: counted, clock restarted", (o) =>
     expect([
@@ -328,9 +457,14 @@ export async function runScenarios(
       !o.kubelet.housekept && "kubelet not housekept yet",
       o.exporter.allReady !== 1 && `sources_ready=${o.exporter.allReady}`,
       o.exporter.disagreement !== 0 && `disagreement=${o.exporter.disagreement}`,
+      o.kubelet.mirrorHashes[mirror(node, "a")] === oldHash && "a's mirror pod not replaced yet",
+      mirrorAgrees(o, node, "a", "present"),
     ]),
   );
-  report(result("4. kubelet restart", s4));
+  report({
+    ...result("4. kubelet restart (a's mirror pod replaced)", s4),
+    exporter: `${exporterSide(s4.o)}; ${mirrorSide(s4.o)}`,
+  });
 
   // 5. A static pod removed while ready: the kubelet deletes its mirror pod. Orphans compared
   // with the API at each sample.
