@@ -408,6 +408,16 @@ status:
 `,
   },
   {
+    // The template's spec is a struct: SetDefaults_PersistentVolumeClaimSpec gives it a
+    // volumeMode even when the manifest has none (seen in the 1.33 campaign's hash dumps).
+    name: "an ephemeral volume's claim template without a spec",
+    text: pod(
+      "template-without-spec",
+      "    image: nginx:1.27\n",
+      "  volumes:\n  - name: scratch\n    ephemeral:\n      volumeClaimTemplate: {}\n",
+    ),
+  },
+  {
     // Refused from 1.34 (static pods may not reference service accounts), hashed before that.
     name: "the deprecated serviceAccount field alone",
     text: pod("legacy-account", "    image: nginx:1.27\n", "  serviceAccount: legacy\n"),

@@ -145,12 +145,13 @@ const volume =
       defaultZero(s, "fsType", "xfs");
     });
     within(v, "ephemeral", (e) =>
-      within(e, "volumeClaimTemplate", (t) =>
-        within(t, "spec", (spec) => {
-          defaultNil(spec, "volumeMode", "Filesystem");
-          within(spec, "resources", resourceRequirements);
-        }),
-      ),
+      within(e, "volumeClaimTemplate", (t) => {
+        // The template's spec is a struct, not a pointer: defaulted even when absent.
+        const spec: JsonObject = isObject(t.spec) ? t.spec : {};
+        t.spec = spec;
+        defaultNil(spec, "volumeMode", "Filesystem");
+        within(spec, "resources", resourceRequirements);
+      }),
     );
   };
 
