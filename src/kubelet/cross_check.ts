@@ -33,6 +33,7 @@ const notPolledYet: WitnessView = {
   plegRelistMeanSeconds: undefined,
   runtimeListFailing: undefined,
   pause: unknownVerdict,
+  timeToReady: undefined,
 };
 
 export class KubeletCrossCheck {

@@ -4,6 +4,11 @@
 import { disagreement } from "./disagreement.js";
 import type { OrphanedMirrorPods } from "./mirror_pods.js";
 import { PauseReasons } from "./sync_loop_state.js";
+import {
+  type TimeToReadyMeasurement,
+  timeToReadyErrorSeconds,
+  timeToReadySeconds,
+} from "./time_to_ready.js";
 import type { WitnessView } from "./witness.js";
 
 export interface KubeletStatus {
@@ -17,6 +22,16 @@ export interface KubeletStatus {
   syncLoopPaused: string[];
   /** null: unknown (poll failing or version not checked). */
   housekeepingRan: boolean | null;
+  /**
+   * The kubelet's own time to all sources ready in its current process (podconfig_kubelet_
+   * time_to_ready_seconds); null until a poll found it housekept, or while polls fail.
+   */
+  timeToReady: {
+    seconds: number;
+    measurement: TimeToReadyMeasurement;
+    /** How much earlier it may have been. */
+    errorSeconds: number;
+  } | null;
   disagreements: { direction: string; reason: string }[];
 }
 
@@ -48,6 +63,14 @@ export function kubeletStatus(view: WitnessView, copyReady: boolean): KubeletSta
       (reason) => `${reason}: ${pauseText[reason]}`,
     ),
     housekeepingRan: signals?.housekeepingRan ?? null,
+    timeToReady:
+      view.up && view.timeToReady
+        ? {
+            seconds: timeToReadySeconds(view.timeToReady),
+            measurement: view.timeToReady.measurement,
+            errorSeconds: timeToReadyErrorSeconds(view.timeToReady),
+          }
+        : null,
     disagreements: [...cases].filter(([, holds]) => holds).map(([pair]) => ({ ...pair })),
   };
 }

@@ -12,9 +12,13 @@ import {
   RuntimeStatusTracker,
   unknownVerdict,
 } from "./sync_loop_state.js";
-
-/** process_start_time_seconds is derived from /proc ticks; a smaller move is not a restart. */
-const RestartToleranceMs = 1000;
+import {
+  isSameProcess,
+  KubeletReadyTracker,
+  type KubeletTimeToReady,
+  timeToReadyErrorSeconds,
+  timeToReadySeconds,
+} from "./time_to_ready.js";
 
 export interface KubeletWitnessOptions {
   /** One GET of the kubelet's /metrics (fetchKubeletMetrics with its options). */
@@ -60,12 +64,15 @@ export interface WitnessView {
   runtimeListFailing: boolean | undefined;
   /** The verdict of the last poll; all unknown when it failed. */
   pause: PauseVerdict;
+  /** The kubelet's time to all sources ready in its current process; undefined until seen. */
+  timeToReady: KubeletTimeToReady | undefined;
 }
 
 export class KubeletWitness {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly runtime = new RuntimeStatusTracker();
+  private readonly ready = new KubeletReadyTracker();
   private readonly errors = new Map<KubeletPollErrorReason, number>();
   private lastError: WitnessView["lastError"];
   private lastSuccess: PollRecord | undefined;
@@ -108,6 +115,7 @@ export class KubeletWitness {
       plegRelistMeanSeconds: this.plegRelistMean,
       runtimeListFailing: this.runtimeListFailing,
       pause: this.pause,
+      timeToReady: this.ready.current(),
     };
   }
 
@@ -119,6 +127,15 @@ export class KubeletWitness {
       const result = await this.options.fetch();
       const signals = readKubeletSignals(result.exposition);
       const at = this.clock.now();
+      const measured = this.ready.current();
+      this.ready.observe(signals, started, at);
+      const time = this.ready.current();
+      if (time !== undefined && time !== measured)
+        this.logger.info("The kubelet's sources are all ready (its housekeeping ran)", {
+          timeToReadySeconds: timeToReadySeconds(time),
+          measurement: time.measurement,
+          errorSeconds: timeToReadyErrorSeconds(time),
+        });
       await this.observe(signals, at);
       this.lastSuccess = { at, durationMs: at - started, bytes: result.bytes };
       this.up = true;
@@ -151,7 +168,7 @@ export class KubeletWitness {
     const restarted =
       previous?.startTime !== undefined &&
       signals.startTime !== undefined &&
-      Math.abs(signals.startTime - previous.startTime) > RestartToleranceMs;
+      !isSameProcess(signals.startTime, previous.startTime);
     if (restarted) this.runtime.reset();
     this.runtime.observe(signals.runtimeStatus, at);
     this.plegRelistMean = restarted ? undefined : relistMean(previous, signals);
@@ -191,6 +208,7 @@ export class KubeletWitness {
     }
     this.lastError = { reason, message, at: this.clock.now() };
     this.up = false;
+    this.ready.failed();
     // Nothing read: the kubelet's loop is not known to be paused.
     this.pause = unknownVerdict;
   }

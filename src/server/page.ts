@@ -121,12 +121,28 @@ function summary(status: SourcesStatus): string {
 ${item("Node", `<code>${e(status.nodeName)}</code>`)}
 ${item("Kubelet version followed", followedVersion(status.kubeletVersion))}
 ${item("Started", `${timeTag({ time: status.startTime, sinceStartSeconds: 0 }, timeOfDay(status.startTime))}<small>${e(status.startTime.slice(0, 10))} · up ${e(humanSeconds(status.now.sinceStartSeconds))}</small>`)}
-${item("Time to all-ready", status.timeToReadySeconds === null ? `<span class="no">not ready yet</span>` : e(humanSeconds(status.timeToReadySeconds)))}
+${item("Kubelet's time to all-ready", kubeletTimeToReady(status.kubelet))}
+${item("Copy's time to all-ready", `${status.timeToReadySeconds === null ? `<span class="no">not ready yet</span>` : e(humanSeconds(status.timeToReadySeconds))}<small>the copy's ${status.kubelet?.restarts ? "replay since the kubelet's restart" : "warm-up since the exporter started"}</small>`)}
 ${item("Housekeeping", `${status.housekeeping.runs} run${status.housekeeping.runs === 1 ? "" : "s"}, ${status.housekeeping.skipped} skipped`)}
 ${item("Deferred pod deletions", String(status.deferredDeletions))}
 ${item("Orphaned pods", String(status.orphanedPods))}
 ${status.kubelet ? item("Kubelet cross-check", kubeletSummary(status.kubelet)) : ""}
 </dl>`;
+}
+
+/** The kubelet's own figure, exact or a bound, or why there is none. */
+function kubeletTimeToReady(kubelet: SourcesStatus["kubelet"]): string {
+  if (kubelet === null)
+    return `<span class="muted">needs the kubelet cross-check (--kubelet.url)</span>`;
+  const time = kubelet.timeToReady;
+  if (time === null)
+    return kubelet.up && kubelet.housekeepingRan === false
+      ? `<span class="no">not ready yet</span>`
+      : `<span class="muted">unknown</span><small>${kubelet.up ? "the kubelet's version was not checked" : "the kubelet is not being read"}</small>`;
+  const seconds = e(humanSeconds(time.seconds));
+  return time.measurement === "exact"
+    ? `${seconds}<small>exact: from the kubelet's start, within ${e(humanSeconds(time.errorSeconds))} (the polls around it)</small>`
+    : `at most ${seconds}<small>an upper bound: the kubelet was ready when this exporter first read it, or polls failed around it</small>`;
 }
 
 function kubeletSummary(kubelet: NonNullable<SourcesStatus["kubelet"]>): string {

@@ -8,6 +8,11 @@ import { disagreement } from "../kubelet/disagreement.js";
 import { KubeletPollErrorReasons } from "../kubelet/fetch.js";
 import type { MirrorPodView } from "../kubelet/mirror_pods.js";
 import { PauseReasons } from "../kubelet/sync_loop_state.js";
+import {
+  type KubeletTimeToReady,
+  timeToReadyErrorSeconds,
+  timeToReadySeconds,
+} from "../kubelet/time_to_ready.js";
 import type { WitnessView } from "../kubelet/witness.js";
 import { mirroredCounter } from "./mirrored_counter.js";
 import { oncePerScrape } from "./per_scrape.js";
@@ -44,6 +49,7 @@ export function registerKubeletMetrics(
   const view = oncePerScrape(options.witness);
   const copy = oncePerScrape(options.readiness);
   const signals = () => (view().up ? view().signals : undefined);
+  const timeToReady = () => (view().up ? view().timeToReady : undefined);
   const specs: GaugeSpec[] = [
     {
       name: "podconfig_kubelet_up",
@@ -107,6 +113,18 @@ export function registerKubeletMetrics(
       name: "podconfig_kubelet_housekeeping_ran",
       help: "1 once the kubelet has completed a housekeeping in its current process (the series only HandlePodCleanups writes, near its end, exist), 0 before: its sources are not all ready, its loop is paused, or every run failed early (listing the pod cgroups or the runtime's pods); absent when unknown.",
       collect: (g) => optional(g, mapped(signals()?.housekeepingRan, Number)),
+    },
+    {
+      name: "podconfig_kubelet_time_to_ready_seconds",
+      help: "The kubelet's own time to all sources ready: seconds from its process start (process_start_time_seconds) to the first poll that found its housekeeping completed (podconfig_kubelet_housekeeping_ran), which runs only once every source is ready, on a 2 s tick. measurement: exact when the poll just before found it not housekept (the error is at most one poll period plus the polls' durations), upper_bound when the first reading of this kubelet process found it already housekept (the exporter started later) or polls failed in between. Absent until then.",
+      labelNames: ["measurement"],
+      collect: (g) => perMeasurement(g, timeToReady(), timeToReadySeconds),
+    },
+    {
+      name: "podconfig_kubelet_time_to_ready_error_seconds",
+      help: "How much earlier than podconfig_kubelet_time_to_ready_seconds the kubelet may have become ready: from the last poll that found it not housekept (or from its start) to the first that found it housekept.",
+      labelNames: ["measurement"],
+      collect: (g) => perMeasurement(g, timeToReady(), timeToReadyErrorSeconds),
     },
     {
       name: "podconfig_kubelet_desired_pods",
@@ -181,6 +199,15 @@ export function registerKubeletMetrics(
     registry,
     totals: () => [[{}, view().restarts]],
   });
+}
+
+function perMeasurement(
+  gauge: Gauge<string>,
+  time: KubeletTimeToReady | undefined,
+  value: (time: KubeletTimeToReady) => number,
+): void {
+  gauge.reset();
+  if (time !== undefined) gauge.set({ measurement: time.measurement }, value(time));
 }
 
 function mapped<T>(value: T | undefined, f: (value: T) => number): number | undefined {

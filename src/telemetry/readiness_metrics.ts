@@ -86,7 +86,7 @@ export function registerReadinessMetrics(
   });
   new Gauge({
     name: "podconfig_time_to_ready_seconds",
-    help: "Seconds from the start of the readiness clock until all sources were first ready; absent until then.",
+    help: "The copy's time to all sources ready: seconds from the start of its readiness clock until all of its sources were first ready; absent until then. The clock starts with the exporter (the copy's warm-up), and at the kubelet's start after a kubelet restart seen by the cross-check (the copy's replay). The kubelet's own figure is podconfig_kubelet_time_to_ready_seconds.",
     registers,
     collect() {
       const { allReadyAt } = state();

@@ -242,3 +242,106 @@ describe("KubeletWitness", () => {
     );
   });
 });
+
+// The kubelet's own time to all sources ready: from its process start to the first poll that
+// finds its housekeeping completed; exact only when the poll just before found it not
+// housekept, in the same process.
+describe("KubeletWitness: the kubelet's time to ready", () => {
+  let clock: ManualClock;
+  let start: number;
+  beforeEach(async () => {
+    clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
+    kubelet = await FakeKubelet.start(pki, clock.now());
+    await writeFile(tokenFile, kubelet.token);
+    start = clock.now() - 5_000;
+    kubelet.state = { ...kubelet.state, startTimeSeconds: start / 1000, housekeeping: undefined };
+  });
+  afterEach(() => kubelet.close());
+
+  const housekeep = () => {
+    kubelet.state = { ...kubelet.state, housekeeping: { desiredStatic: 1, desiredNonStatic: 0 } };
+  };
+
+  test("watched from not housekept to housekept: exact, within the time between the two polls", async () => {
+    const { w } = witness(clock);
+    await w.poll();
+    assert.equal(w.view().timeToReady, undefined, "not housekept: nothing yet");
+    const notHousekeptAt = clock.now();
+    clock.advance(30_000);
+    await w.poll();
+    assert.equal(w.view().timeToReady, undefined);
+    housekeep();
+    clock.advance(30_000);
+    await w.poll();
+    assert.deepEqual(w.view().timeToReady, {
+      kubeletStart: start,
+      measurement: "exact",
+      readyBy: clock.now(),
+      notBefore: notHousekeptAt + 30_000,
+    });
+    // Later polls keep the first measurement.
+    clock.advance(30_000);
+    await w.poll();
+    assert.equal(w.view().timeToReady?.readyBy, clock.now() - 30_000);
+  });
+
+  test("already housekept at the first poll (an exporter started after the kubelet): an upper bound from the kubelet's start", async () => {
+    housekeep();
+    clock.advance(3_600_000);
+    const { w } = witness(clock);
+    await w.poll();
+    assert.deepEqual(w.view().timeToReady, {
+      kubeletStart: start,
+      measurement: "upper_bound",
+      readyBy: clock.now(),
+      notBefore: start,
+    });
+  });
+
+  test("a failed poll between the last not housekept and the first housekept reading: an upper bound", async () => {
+    const { w } = witness(clock);
+    await w.poll();
+    const notHousekeptAt = clock.now();
+    kubelet.answer = { kind: "status", status: 503 };
+    clock.advance(30_000);
+    await w.poll();
+    kubelet.answer = { kind: "metrics" };
+    housekeep();
+    clock.advance(30_000);
+    await w.poll();
+    assert.equal(w.view().timeToReady?.measurement, "upper_bound");
+    assert.equal(w.view().timeToReady?.notBefore, notHousekeptAt);
+  });
+
+  test("a kubelet restart measures the new process, from its own start", async () => {
+    const { w } = witness(clock);
+    housekeep();
+    await w.poll();
+    assert.equal(w.view().timeToReady?.measurement, "upper_bound");
+    const restartedAt = clock.now() + 10_000;
+    clock.advance(20_000);
+    kubelet.restart(restartedAt / 1000);
+    kubelet.state = { ...kubelet.state, housekeeping: undefined };
+    await w.poll();
+    assert.equal(w.view().timeToReady, undefined, "the new process has not housekept");
+    housekeep();
+    clock.advance(30_000);
+    await w.poll();
+    assert.deepEqual(w.view().timeToReady, {
+      kubeletStart: restartedAt,
+      measurement: "exact",
+      readyBy: clock.now(),
+      notBefore: clock.now() - 30_000,
+    });
+  });
+
+  test("an unsupported kubelet version: housekeeping unknown, no figure", async () => {
+    kubelet.state = { ...kubelet.state, version: "v1.29.0" };
+    const { w } = witness(clock);
+    await w.poll();
+    housekeep();
+    clock.advance(30_000);
+    await w.poll();
+    assert.equal(w.view().timeToReady, undefined);
+  });
+});

@@ -90,6 +90,14 @@ describe("a real Prometheus with the kubelet alerts", () => {
     );
     for (const name of kubeletAlerts)
       assert.equal(await active(name), undefined, `${name} at rest`);
+    // The kubelet had housekept before the exporter's first poll: its time to ready is a bound,
+    // from its start a minute before, never the exporter's own warm-up.
+    const bound = await prometheus.query("podconfig_kubelet_time_to_ready_seconds");
+    assert.deepEqual(
+      bound.map((s) => s.metric.measurement),
+      ["upper_bound"],
+    );
+    assert.ok(Number(bound[0]?.value[1]) >= 60, `bound ${bound[0]?.value[1]}`);
 
     // The runtime's Status starts failing now; it takes 30 s of polls to be "down", while the
     // other incidents come and go.
@@ -148,6 +156,20 @@ describe("a real Prometheus with the kubelet alerts", () => {
     assert.equal(disagreement[0]?.labels.direction, "copy_ready_kubelet_not");
     kubelet.state = { ...kubelet.state, housekeeping: { desiredStatic: 0, desiredNonStatic: 0 } };
     await eventually(() => cleared("PodConfigKubeletHousekeepingNotRunning"), "housekept", timeout);
+    // Watched from not housekept to housekept: exact, from the new process's start 5 s before
+    // the restart (at least that), with an error no larger than the figure.
+    const exact = await eventually(async () => {
+      const found = await prometheus.query(
+        'podconfig_kubelet_time_to_ready_seconds{measurement="exact"}',
+      );
+      return found.length > 0 ? found : undefined;
+    }, "the kubelet's exact time to ready in Prometheus");
+    const error = await prometheus.query(
+      'podconfig_kubelet_time_to_ready_error_seconds{measurement="exact"}',
+    );
+    assert.ok(Number(exact[0]?.value[1]) >= 5, `exact ${exact[0]?.value[1]}`);
+    assert.ok(Number(error[0]?.value[1]) > 0);
+    assert.ok(Number(error[0]?.value[1]) <= Number(exact[0]?.value[1]));
     await eventually(() => cleared("PodConfigKubeletDisagreement"), "agreeing again", timeout);
   });
 });
