@@ -74,7 +74,26 @@ function sourceRow(source: SourceStatus, now: Instant): string {
 </tr>`;
 }
 
+/**
+ * Ready is about the sources, not every manifest: a refused or shadowed manifest's pod does not
+ * run however ready the node is, so the banner says so beside it.
+ */
+function manifestsNotRunning(status: SourcesStatus): string {
+  const refused = status.manifests.filter((m) => m.verdict === "refused").length;
+  const shadowed = status.manifests.filter((m) => m.verdict === "duplicate").length;
+  const count = refused + shadowed;
+  if (count === 0) return "";
+  const why = [
+    refused > 0 ? `${refused} refused` : "",
+    shadowed > 0 ? `${shadowed} shadowed by another manifest of the same pod` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return ` <span class="manifests-not-running">${count} static pod manifest${count === 1 ? "" : "s"} will not run (${e(why)}): see Manifests below.</span>`;
+}
+
 function banner(status: SourcesStatus): string {
+  const manifests = manifestsNotRunning(status);
   if (status.ready) {
     const after =
       status.timeToReadySeconds === null ? "" : ` after ${humanSeconds(status.timeToReadySeconds)}`;
@@ -83,11 +102,11 @@ function banner(status: SourcesStatus): string {
       : "";
     const count = status.sources.length;
     return `<section class="banner ready" role="status"><strong>READY</strong>
-<span>All ${count} source${count === 1 ? "" : "s"} ready${e(after)}${when}. Housekeeping runs; pod deletions proceed.</span></section>`;
+<span>All ${count} source${count === 1 ? "" : "s"} ready${e(after)}${when}. Housekeeping runs; pod deletions proceed.${manifests}</span></section>`;
   }
   const missing = status.missing.map((name) => `<code>${e(name)}</code>`).join(", ");
   return `<section class="banner not-ready" role="status"><strong>NOT READY</strong>
-<span>Waiting for ${missing} for ${e(humanSeconds(status.now.sinceStartSeconds))}. Housekeeping is skipped and removed pods are not killed until every source is ready.</span></section>`;
+<span>Waiting for ${missing} for ${e(humanSeconds(status.now.sinceStartSeconds))}. Housekeeping is skipped and removed pods are not killed until every source is ready.${manifests}</span></section>`;
 }
 
 function sourcesTable(status: SourcesStatus): string {

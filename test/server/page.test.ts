@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Readiness, SourceReadiness } from "../../src/core/readiness.js";
+import type { KubeletStatus } from "../../src/kubelet/status.js";
 import { humanSeconds } from "../../src/server/format.js";
 import { parseListenAddress } from "../../src/server/listen_address.js";
 import { renderStatusPage } from "../../src/server/page.js";
@@ -134,6 +135,109 @@ describe("sourcesStatus", () => {
       telemetryPath: "/metrics",
     });
     assert.match(html, /All 1 source ready after 0\.009 s/);
+  });
+});
+
+describe("the status page's banner and figures", () => {
+  const readyFile = () =>
+    readiness([source("file", { storedAt: start + 5, seenAt: start + 9, ready: true })], start + 9);
+  const page = (status: ReturnType<typeof sourcesStatus>) =>
+    renderStatusPage(status, { version: "1", revision: "r", telemetryPath: "/metrics" });
+  const verdict = (manifest: string, verdict: "refused" | "duplicate" | "stored") => ({
+    source: "file",
+    manifest,
+    verdict,
+    since: start,
+    ...(verdict === "refused" ? { reason: "static pods may not reference secrets" } : {}),
+  });
+
+  test("ready, with manifests refused or shadowed: the banner says how many will not run", () => {
+    const html = page(
+      sourcesStatus({
+        readiness: readyFile(),
+        health: [],
+        kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
+        nodeName: "cp-1",
+        startTime: start,
+        now: start + 1000,
+        manifestSources: ["file"],
+        manifests: [
+          verdict("/m/a.yaml", "refused"),
+          verdict("/m/b.yaml", "refused"),
+          verdict("/m/c.yaml", "duplicate"),
+          verdict("/m/c.yaml.bak", "stored"),
+        ],
+      }),
+    );
+    assert.match(
+      html,
+      /<strong>READY<\/strong>[\s\S]*pod deletions proceed\. <span class="manifests-not-running">3 static pod manifests will not run \(2 refused, 1 shadowed by another manifest of the same pod\)/,
+    );
+    const clean = page(
+      sourcesStatus({
+        readiness: readyFile(),
+        health: [],
+        kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
+        nodeName: "cp-1",
+        startTime: start,
+        now: start + 1000,
+        manifestSources: ["file"],
+        manifests: [verdict("/m/c.yaml", "stored")],
+      }),
+    );
+    assert.doesNotMatch(clean, /will not run/);
+  });
+
+  test("the kubelet's time to all-ready leads: exact, a bound, or why there is none", () => {
+    const withKubelet = (timeToReady: KubeletStatus["timeToReady"], up = true) =>
+      page(
+        sourcesStatus({
+          readiness: readyFile(),
+          health: [],
+          kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
+          nodeName: "cp-1",
+          startTime: start,
+          now: start + 1000,
+          kubelet: {
+            up,
+            lastError: null,
+            lastSuccess: null,
+            version: "v1.37.2",
+            startTime: null,
+            restarts: 0,
+            syncLoopPaused: [],
+            housekeepingRan: timeToReady !== null,
+            timeToReady,
+            disagreements: [],
+          },
+        }),
+      );
+    const item = (html: string) =>
+      /<dt>Kubelet&#39;s time to all-ready<\/dt><dd>(.*?)<\/dd>/.exec(html)?.[1];
+    assert.equal(
+      item(withKubelet({ seconds: 34.2, measurement: "exact", errorSeconds: 2.1 })),
+      "34.2 s<small>exact: from the kubelet's start, within 2.100 s (the polls around it)</small>",
+    );
+    assert.match(
+      item(withKubelet({ seconds: 7200, measurement: "upper_bound", errorSeconds: 7200 })) ?? "",
+      /^at most 2 h 00 m<small>an upper bound/,
+    );
+    assert.match(item(withKubelet(null)) ?? "", /not ready yet/);
+    const without = page(
+      sourcesStatus({
+        readiness: readyFile(),
+        health: [],
+        kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
+        nodeName: "cp-1",
+        startTime: start,
+        now: start + 1000,
+      }),
+    );
+    assert.match(item(without) ?? "", /needs the kubelet cross-check \(--kubelet\.url\)/);
+    assert.match(
+      without,
+      /Copy&#39;s time to all-ready<\/dt><dd>0\.009 s<small>the copy's warm-up/,
+    );
   });
 });
 
