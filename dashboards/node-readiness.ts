@@ -382,7 +382,7 @@ const kubelet = (s: Scope) => [
     title: "Refused static pod manifests",
     runbooks: runbooks(s, "PodConfigManifestRefused"),
     description:
-      "Manifests of the file and http sources the kubelet refuses (read, parse, invalid), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+      "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
     unit: "short",
     width: 12,
     height: 8,

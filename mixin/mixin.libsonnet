@@ -176,7 +176,7 @@ local single(c, runbookParts) = {
       },
       "annotations": {
        "summary": "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
-       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse or invalid) and has for " + (durationWords(c.manifestVerdictFor)) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
+       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse, invalid or policy) and has for " + (durationWords(c.manifestVerdictFor)) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
        "runbook_url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
       }
      },
@@ -2162,7 +2162,7 @@ local single(c, runbookParts) = {
       }
      ],
      "title": "Refused static pod manifests",
-     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -4291,7 +4291,7 @@ local multi(c, runbookParts) = {
       },
       "annotations": {
        "summary": "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
-       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse or invalid) and has for " + (durationWords(c.manifestVerdictFor)) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
+       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse, invalid or policy) and has for " + (durationWords(c.manifestVerdictFor)) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
        "runbook_url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
       }
      },
@@ -6298,7 +6298,7 @@ local multi(c, runbookParts) = {
       }
      ],
      "title": "Refused static pod manifests",
-     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"

@@ -54,7 +54,7 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
           "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
         description: text`
           The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its
-          {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse or invalid) and has
+          {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse, invalid or policy) and has
           for ${durationWords(cfg.manifestVerdictFor)}: the static pod it describes does not run,
           and the kubelet says so only in its log. The status page and /api/v1/manifests give
           the kubelet's own error text.`,

@@ -27,10 +27,11 @@ export const Verdicts: readonly Verdict[] = [
 
 /**
  * The bounded `reason` label of a refused or duplicate manifest's info series: the manifest
- * could not be read, did not parse, or parsed into a pod the kubelet's validation refuses; or it
- * lost to another manifest.
+ * could not be read, did not parse, parsed into a pod the kubelet's validation refuses
+ * (invalid), or into a valid pod the kubelet refuses as a static pod (policy: a reference to a
+ * Secret, ConfigMap or other API object, a ResourceClaim); or it lost to another manifest.
  */
-export type ReasonCategory = "read" | "parse" | "invalid" | "duplicate";
+export type ReasonCategory = "read" | "parse" | "invalid" | "policy" | "duplicate";
 
 export interface ManifestPod {
   /** The kubelet's kubecontainer.GetPodFullName: name_namespace. */
@@ -70,6 +71,8 @@ export const manifestPod = (pod: Pod, uidInexact?: string): ManifestPod => ({
 /** The kubelet's text of a decode failure -> its category. */
 export function refusalCategory(readFailed: boolean, text: string): ReasonCategory {
   if (readFailed) return "read";
+  // tryDecodeSinglePod's refusals of a valid pod as a static pod (validation_static.ts).
+  if (/\bstatic pods may not\b/.test(text)) return "policy";
   return /\binvalid pod\b|name is needed/.test(text) ? "invalid" : "parse";
 }
 

@@ -52,7 +52,7 @@ export function registerManifestMetrics(
   );
   new Gauge({
     name: "podconfig_manifest_info",
-    help: `1 per refused or duplicate manifest, naming it (file: the path, or the URL and the item) with a bounded reason: read, parse, invalid, duplicate. At most ${MaxManifestInfoSeries} per node, refused first; podconfig_manifest_info_overflow counts the rest.`,
+    help: `1 per refused or duplicate manifest, naming it (file: the path, or the URL and the item) with a bounded reason: read, parse, invalid, policy (a valid pod the kubelet refuses as a static pod: it references a Secret, ConfigMap or other API object), duplicate. At most ${MaxManifestInfoSeries} per node, refused first; podconfig_manifest_info_overflow counts the rest.`,
     labelNames: ["source", "file", "reason"],
     registers: [registry],
     collect() {

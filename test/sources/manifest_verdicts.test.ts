@@ -3,9 +3,10 @@
 // two pods of one name, a refused body; and the file verdicts' pending state and times.
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { FileSource } from "../../src/sources/file/file.js";
@@ -99,6 +100,37 @@ describe("file source verdicts", () => {
       assert.equal(later["bad-1.yaml"]?.winner, join(dir, "web.yaml"));
       assert.equal(later["bad-1.yaml"]?.since, 2_000);
       assert.equal(later["web.yaml.bak"], undefined);
+    } finally {
+      await source.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a static pod referencing a Secret: refused for policy, not as a parse error", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-policy-"));
+    await writeFile(
+      join(dir, "web.yaml"),
+      `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: kube-system}
+spec:
+  containers: [{name: web, image: nginx:1.27}]
+  volumes: [{name: token, secret: {secretName: web-token}}]
+`,
+    );
+    const source = new FileSource({
+      channel: new UpdateRecorder(),
+      nodeName: "node-a",
+      path: dir,
+      decoder,
+      fileCheckFrequencyMs: 3_600_000,
+    });
+    try {
+      await source.syncOnce();
+      const [web] = source.manifestVerdicts();
+      assert.equal(web?.verdict, "refused");
+      assert.match(web?.reason ?? "", /static pods may not reference secrets/);
+      assert.equal(web?.category, "policy");
     } finally {
       await source.stop();
       await rm(dir, { recursive: true, force: true });
