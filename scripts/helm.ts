@@ -1,14 +1,14 @@
-// helm for the chart's tests, built from source by scripts/go_tool.ts.
+// helm for the chart's tests: Helm 4, built from source once per machine by scripts/go_tool.ts.
 import { ensureGoTool } from "./go_tool.js";
 
-export const HelmVersion = "v3.22.0";
+export const HelmVersion = "v4.3.2";
 
-/** The path of helm at HelmVersion, installed now if missing. */
+/** The path of helm at HelmVersion, built now if this machine has none. */
 export function ensureHelm(): string {
   return ensureGoTool({
     name: "helm",
-    module: "helm.sh/helm/v3",
-    pkg: "helm.sh/helm/v3/cmd/helm",
+    module: "helm.sh/helm/v4",
+    pkg: "helm.sh/helm/v4/cmd/helm",
     version: HelmVersion,
   });
 }

@@ -1,9 +1,10 @@
 // npm's pretest: makes sure the programs the tests run (Prometheus, promtool, Alertmanager,
-// amtool, Chromium) are installed, so `npm test` on a fresh Debian machine runs every test
-// instead of failing seven with ENOENT. As root with apt it installs Debian's packages; anyone
+// amtool, Chromium) are installed and helm is built (scripts/helm.ts), so `npm test` on a fresh
+// Debian machine runs every test instead of failing seven with ENOENT. As root with apt it installs Debian's packages; anyone
 // else is stopped at once with the one command to run. Nothing is ever skipped.
 // --dry-run (or PODCONFIG_PROVISION_DRY_RUN=1) prints the plan and changes nothing.
 import { spawnSync } from "node:child_process";
+import { ensureHelm } from "./helm.js";
 import { describeMissing, findOnPath, missingTools, planProvisioning } from "./test_tools.js";
 
 const dryRun =
@@ -49,3 +50,6 @@ function provision(): number {
 }
 
 process.exitCode = provision();
+// helm, which three test files run, built here once (a cold build takes minutes) rather than by
+// whichever of them asks first while the others wait on its lock.
+if (process.exitCode === 0 && !dryRun) ensureHelm();
