@@ -1,7 +1,11 @@
 // What the two dashboards share: uids, the selectors from the mixin configuration, the dashboard
-// frame (variables datasource/[cluster/]job/instance,
-// time settings, the link to the other dashboard), Prometheus targets bound to $datasource,
-// and the 0/1 value mappings.
+// frame (variables datasource/cluster/job/instance, time settings in UTC, the link to the other
+// dashboard), Prometheus targets bound to $datasource, and the 0/1 value mappings.
+//
+// The configured selector decides which jobs the job variable offers; the panels select by the
+// variables alone, so a dashboard shows whatever job scrapes the exporter (the chart's monitors,
+// prometheus-community's annotation jobs). The cluster variable is always there: "All" matches
+// series without a cluster label too, and where the label exists it picks a cluster.
 import type * as cog from "@grafana/grafana-foundation-sdk/cog";
 import type { DataSourceRef } from "@grafana/grafana-foundation-sdk/common";
 import {
@@ -22,7 +26,7 @@ import {
 } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
 import type { MixinConfig } from "../mixin/config.js";
-import { list, nodeLabels } from "../mixin/promql.js";
+import { list } from "../mixin/promql.js";
 import { runbookURL } from "../mixin/rule.js";
 
 export const NODE_DASHBOARD_UID = "podconfig-node-readiness";
@@ -36,24 +40,25 @@ export const PROMETHEUS: DataSourceRef = { type: "prometheus", uid: "${datasourc
 export interface Scope {
   cfg: MixinConfig;
   /**
-   * `metric{<podconfigSelector>, [cluster=~"$cluster", ]job=~"$job", instance=~"$instance"}`:
-   * `=~` so "All" and multi-select work.
+   * `metric{cluster=~"$cluster", job=~"$job", instance=~"$instance"[, extra]}`: `=~` so "All"
+   * and multi-select work.
    */
   sel(metric: string, extra?: string): string;
-  /** A job-level recorded series: `metric{[cluster=~"$cluster", ]job=~"$job"[, extra]}`. */
+  /** A job-level recorded series: `metric{cluster=~"$cluster", job=~"$job"[, extra]}`. */
   jobSel(metric: string, extra?: string): string;
-  /** The labels of one node for `by (…)` / `on (…)`: `[cluster, ]job, instance`. */
+  /** The labels of one node for `by (…)` / `on (…)`: `cluster, job, instance`. */
   node: string;
 }
 
 export function scope(cfg: MixinConfig): Scope {
-  const cluster = cfg.showMultiCluster ? `${cfg.clusterLabel}=~"$cluster", ` : "";
+  const cluster = `${cfg.clusterLabel}=~"$cluster"`;
+  const tail = (extra?: string) => (extra ? `, ${extra}` : "");
   return {
     cfg,
     sel: (metric, extra) =>
-      `${metric}{${cfg.podconfigSelector}, ${cluster}job=~"$job", instance=~"$instance"${extra ? `, ${extra}` : ""}}`,
-    jobSel: (metric, extra) => `${metric}{${cluster}job=~"$job"${extra ? `, ${extra}` : ""}}`,
-    node: list(nodeLabels(cfg)),
+      `${metric}{${cluster}, job=~"$job", instance=~"$instance"${tail(extra)}}`,
+    jobSel: (metric, extra) => `${metric}{${cluster}, job=~"$job"${tail(extra)}}`,
+    node: list([cfg.clusterLabel, "job", "instance"]),
   };
 }
 
@@ -85,9 +90,17 @@ export function targets(queries: Query[]): cog.Builder<cog.Dataquery>[] {
 export const HEATMAP = PromQueryFormat.Heatmap;
 export const TABLE = PromQueryFormat.Table;
 
-/** A query variable over a label of the exporter's series, sorted, refreshed with the time range. */
-function labelVariable(name: string, matchers: string, sort: VariableSort): QueryVariableBuilder {
-  const query = `label_values(podconfig_start_time_seconds{${matchers}}, ${name})`;
+/**
+ * A query variable over a label of the exporter's series (`label`, default its own name), sorted,
+ * refreshed with the time range.
+ */
+function labelVariable(
+  name: string,
+  matchers: string,
+  sort: VariableSort,
+  label = name,
+): QueryVariableBuilder {
+  const query = `label_values(podconfig_start_time_seconds{${matchers}}, ${label})`;
   return new QueryVariableBuilder(name)
     .datasource(PROMETHEUS)
     .query(query)
@@ -97,19 +110,26 @@ function labelVariable(name: string, matchers: string, sort: VariableSort): Quer
 }
 
 /**
- * The `datasource`, [`cluster`,] `job` and `instance` variables, each restricted to the
+ * The `datasource`, `cluster`, `job` and `instance` variables, each restricted to the
  * configured selector and the variables before it. The node dashboard looks at one exporter
  * (single instance); the fleet dashboard defaults to all of them.
  */
 function variables(cfg: MixinConfig, fleet: boolean): cog.Builder<VariableModel>[] {
+  // Named "cluster" whatever the label, as the queries refer to it.
   const cluster = labelVariable(
-    cfg.clusterLabel,
+    "cluster",
     cfg.podconfigSelector,
     VariableSort.AlphabeticalAsc,
+    cfg.clusterLabel,
   )
     .label("Cluster")
-    .description("Cluster (the value of the configured cluster label)");
-  const inCluster = cfg.showMultiCluster ? `, ${cfg.clusterLabel}=~"$cluster"` : "";
+    .description(
+      `Cluster (the value of the ${cfg.clusterLabel} label); All also matches series without one`,
+    )
+    .includeAll(true)
+    .allValue(".*")
+    .current({ text: "All", value: "$__all" });
+  const inCluster = `, ${cfg.clusterLabel}=~"$cluster"`;
   const job = labelVariable(
     "job",
     `${cfg.podconfigSelector}${inCluster}`,
@@ -133,7 +153,7 @@ function variables(cfg: MixinConfig, fleet: boolean): cog.Builder<VariableModel>
       .label("Data source")
       .description("Prometheus that scrapes podconfig-exporter")
       .type("prometheus"),
-    ...(cfg.showMultiCluster ? [cluster] : []),
+    cluster,
     job,
     instance,
   ];
@@ -213,7 +233,7 @@ export function readinessDashboard(
     .editable()
     .tooltip(DashboardCursorSync.Crosshair)
     .time({ from: `now-${spec.range}`, to: "now" })
-    .timezone("browser")
+    .timezone("utc")
     .refresh(spec.refresh)
     .variables(variables(cfg, spec.fleet))
     .link(linkTo(spec.link.uid, spec.link.title, spec.link.tooltip));

@@ -1,6 +1,10 @@
 // "Fleet readiness": every exporter (node) at once. Which nodes are not ready, how long nodes
 // take to become ready, which sources are stuck where, and how often exporters restarted.
-import { BigValueColorMode, BigValueGraphMode } from "@grafana/grafana-foundation-sdk/common";
+import {
+  BigValueColorMode,
+  BigValueGraphMode,
+  BigValueTextMode,
+} from "@grafana/grafana-foundation-sdk/common";
 import {
   type Dashboard,
   DashboardLinkBuilder,
@@ -30,7 +34,7 @@ const toNode = (s: Scope, from: "series" | "row" = "series") => {
   const label = (name: string) =>
     from === "series" ? `\${__field.labels.${name}}` : `\${__data.fields.${name}}`;
   return new DashboardLinkBuilder(`Node readiness for ${label("instance")}`).url(
-    `/d/${NODE_DASHBOARD_UID}?\${datasource:queryparam}${s.cfg.showMultiCluster ? `&var-cluster=${label(s.cfg.clusterLabel)}` : ""}&var-job=${label("job")}&var-instance=${label("instance")}&\${__url_time_range}`,
+    `/d/${NODE_DASHBOARD_UID}?\${datasource:queryparam}&var-cluster=${label(s.cfg.clusterLabel)}&var-job=${label("job")}&var-instance=${label("instance")}&\${__url_time_range}`,
   );
 };
 
@@ -74,35 +78,44 @@ const now = (s: Scope) => [
       thresholds: { base: "green", steps: [[1, "red"]] },
       runbooks: runbooks(s, "PodConfigExporterDown", "PodConfigExporterAbsent"),
       description:
-        "Scrape targets of the selected job that failed their last scrape (up == 0). Their readiness is unknown.",
+        "Scrape targets of the selected job that exposed podconfig metrics in the time range and failed their last scrape (up == 0). Their readiness is unknown.",
       unit: "short",
       width: 6,
       height: 5,
-      queries: [{ expr: countOrZero(`${s.sel("up")} == 0`), instant: true }],
+      queries: [
+        {
+          expr: countOrZero(
+            `${s.sel("up")} == 0 and on (${s.node}) max_over_time(${s.sel("podconfig_start_time_seconds")}[$__range])`,
+          ),
+          instant: true,
+        },
+      ],
     },
     BigValueColorMode.Background,
     BigValueGraphMode.Area,
   ),
   stat(
     {
-      title: "Fleet p90 time to ready",
+      title: "Fleet p90 time to ready: the kubelets",
       thresholds: { base: "green", steps: [[s.cfg.slowStartupThresholdSeconds, "red"]] },
       runbooks: runbooks(s, "PodConfigSlowStartup"),
       description:
-        "90th percentile of time to all sources ready across the job's nodes, from the recording rule job:podconfig_time_to_ready_seconds:quantile (ignores the instance filter).",
+        "90th percentile of the kubelets' own time to all sources ready (from each kubelet's start to its first housekeeping), over the nodes whose figure is exact: recording rule job:podconfig_kubelet_time_to_ready_seconds:quantile (ignores the instance filter). Upper bounds (a kubelet already ready when its exporter first read it) are left out: 'Kubelet figures' counts them. Needs the kubelet cross-check (--kubelet.url).",
       unit: "s",
       width: 6,
       height: 5,
       queries: [
         {
-          expr: `max(${s.jobSel("job:podconfig_time_to_ready_seconds:quantile", 'quantile="0.9"')})`,
+          expr: `max(${s.jobSel("job:podconfig_kubelet_time_to_ready_seconds:quantile", 'quantile="0.9"')})`,
           instant: true,
         },
       ],
     },
     BigValueColorMode.Value,
     BigValueGraphMode.Area,
-  ).decimals(1),
+  )
+    .decimals(1)
+    .noValue("no exact figure: needs the kubelet cross-check (--kubelet.url)"),
   timeSeries({
     title: "Nodes not ready: time waited, longest 20",
     description:
@@ -120,32 +133,67 @@ const now = (s: Scope) => [
 ];
 
 const timeToReady = (s: Scope) => [
-  new RowBuilder("Time to ready"),
+  new RowBuilder("Time to ready: the kubelets"),
+  stat(
+    {
+      title: "Kubelet figures",
+      thresholds: { base: "text", steps: [] },
+      description:
+        "Nodes whose kubelet's time to all sources ready is exact (the cross-check watched it become ready) or only an upper bound (it was ready when the exporter first read it: the exporter started or restarted later), and nodes without the kubelet cross-check (no --kubelet.url: no kubelet figure at all). Only exact figures feed the panels of this row.",
+      unit: "short",
+      width: 6,
+      height: 9,
+      queries: [
+        {
+          expr: countOrZero(
+            s.sel("podconfig_kubelet_time_to_ready_seconds", 'measurement="exact"'),
+          ),
+          legend: "exact",
+          instant: true,
+        },
+        {
+          expr: countOrZero(
+            s.sel("podconfig_kubelet_time_to_ready_seconds", 'measurement="upper_bound"'),
+          ),
+          legend: "only a bound",
+          instant: true,
+        },
+        {
+          expr: countOrZero(
+            `${s.sel("podconfig_start_time_seconds")} unless on (${s.node}) ${s.sel("podconfig_kubelet_up")}`,
+          ),
+          legend: "no cross-check",
+          instant: true,
+        },
+      ],
+    },
+    BigValueColorMode.None,
+  ).textMode(BigValueTextMode.ValueAndName),
   timeSeries({
-    title: "Time to ready across the fleet",
+    title: "Kubelets' time to ready across the fleet",
     description:
-      "Quantiles and maximum of time to all sources ready across the job's nodes (recording rules job:podconfig_time_to_ready_seconds:*; they ignore the instance filter). Each node counts with its latest start, so the lines move as nodes restart.",
+      "Quantiles and maximum of the kubelets' exact time to all sources ready across the job's nodes (recording rules job:podconfig_kubelet_time_to_ready_seconds:*; they ignore the instance filter). Each node counts with its kubelet's latest start; bounds are left out.",
     unit: "s",
-    width: 8,
+    width: 6,
     height: 9,
     queries: [
       {
-        expr: s.jobSel("job:podconfig_time_to_ready_seconds:quantile"),
+        expr: s.jobSel("job:podconfig_kubelet_time_to_ready_seconds:quantile"),
         legend: "p{{quantile}} {{job}}",
       },
-      { expr: s.jobSel("job:podconfig_time_to_ready_seconds:max"), legend: "max {{job}}" },
+      { expr: s.jobSel("job:podconfig_kubelet_time_to_ready_seconds:max"), legend: "max {{job}}" },
     ],
   }),
   basics(new HistogramBuilder(), {
-    title: "Time to ready: distribution across nodes",
+    title: "Kubelets' time to ready: distribution across nodes",
     description:
-      "How many nodes took how long to become ready, for each node's latest start. Nodes not ready yet are not counted (see 'Slowest nodes').",
+      "How many nodes' kubelets took how long from their start to all sources ready, exact figures only ('Kubelet figures' says how many nodes have only a bound). Nodes not ready yet are not counted (see 'Nodes not ready').",
     unit: "s",
-    width: 8,
+    width: 6,
     height: 9,
     queries: [
       {
-        expr: s.sel("podconfig_time_to_ready_seconds"),
+        expr: s.sel("podconfig_kubelet_time_to_ready_seconds", 'measurement="exact"'),
         legend: "{{instance}}",
         instant: true,
         format: TABLE,
@@ -155,16 +203,20 @@ const timeToReady = (s: Scope) => [
     .combine(true)
     .legend(legend()),
   timeSeries({
-    title: "Time to ready per node, across restarts",
+    title: "The copies' warm-up across the fleet",
     description:
-      "Each node's time to all sources ready; the line steps whenever the exporter restarted and measured a new start.",
+      "The exporters' copies: time from each copy's readiness clock start (the exporter's start, or the kubelet's after a restart the cross-check saw) to all its sources ready (recording rules job:podconfig_time_to_ready_seconds:*). Not the kubelets' time: a copy started after its kubelet measures its own warm-up.",
     unit: "s",
-    width: 8,
+    width: 6,
     height: 9,
     queries: [
-      { expr: `topk(10, ${s.sel("podconfig_time_to_ready_seconds")})`, legend: "{{instance}}" },
+      {
+        expr: s.jobSel("job:podconfig_time_to_ready_seconds:quantile"),
+        legend: "p{{quantile}} {{job}}",
+      },
+      { expr: s.jobSel("job:podconfig_time_to_ready_seconds:max"), legend: "max {{job}}" },
     ],
-  }).dataLinks([toNode(s)]),
+  }),
 ];
 
 const stuck = (s: Scope) => [
@@ -174,13 +226,13 @@ const stuck = (s: Scope) => [
     thresholds: { base: "green", steps: [[s.cfg.slowStartupThresholdSeconds, "red"]] },
     runbooks: runbooks(s, "PodConfigSlowStartup"),
     description:
-      "Top 10 nodes by time to all sources ready, or, for nodes not ready yet, by the time waited so far (recording rule instance:podconfig_time_to_ready_seconds:or_elapsed).",
+      "Top 10 nodes by their kubelet's exact time to all sources ready. Nodes with only an upper bound are left out ('Kubelet figures' counts them); nodes not ready yet are in 'Nodes not ready: time waited'.",
     unit: "s",
     width: 8,
     height: 9,
     queries: [
       {
-        expr: `topk(10, ${s.sel("instance:podconfig_time_to_ready_seconds:or_elapsed")})`,
+        expr: `topk(10, ${s.sel("podconfig_kubelet_time_to_ready_seconds", 'measurement="exact"')})`,
         legend: "{{instance}}",
         instant: true,
       },

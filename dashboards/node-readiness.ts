@@ -1,8 +1,12 @@
 // "Node readiness": one exporter (one node). Follows the pipeline of kubelet-semantics.md:
 // readiness of each source, the updates flowing through PodConfig to the sync loop, and what
 // the sync loop refuses to do (housekeeping, pod kills) while the sources are not all ready.
-import { BigValueColorMode, BigValueGraphMode } from "@grafana/grafana-foundation-sdk/common";
-import { type Dashboard, RowBuilder } from "@grafana/grafana-foundation-sdk/dashboard";
+import {
+  BigValueColorMode,
+  BigValueGraphMode,
+  BigValueTextMode,
+} from "@grafana/grafana-foundation-sdk/common";
+import { type Dashboard, MappingType, RowBuilder } from "@grafana/grafana-foundation-sdk/dashboard";
 import {
   PanelBuilder as HeatmapBuilder,
   YAxisConfigBuilder,
@@ -33,23 +37,91 @@ const rate = (s: Scope, counter: string, by: string) =>
 const sinceStart = (s: Scope, timestamp: string) =>
   `(${s.sel(timestamp)} > 0) - ignoring (source) group_left () ${s.sel("podconfig_start_time_seconds")}`;
 
+/**
+ * The kubelet's figure, or why there is none, as a number a value mapping turns into words:
+ * -1 no cross-check configured, -2 the kubelet has not housekept yet, -3 unknown (the poll
+ * fails, or the kubelet's version was not checked). Only while no figure exists.
+ */
+const NoKubeletFigure = {
+  none: -1,
+  notYet: -2,
+  unknown: -3,
+} as const;
+
+const kubeletFigureOrWhy = (s: Scope) => `(
+  max(${s.sel("podconfig_kubelet_housekeeping_ran")}) * 0 + ${NoKubeletFigure.notYet}
+  or on () max(${s.sel("podconfig_kubelet_up")}) * 0 + ${NoKubeletFigure.unknown}
+  or on () max(${s.sel("podconfig_start_time_seconds")}) * 0 + ${NoKubeletFigure.none}
+)
+unless on () count(${s.sel("podconfig_kubelet_time_to_ready_seconds")})`;
+
 const readiness = (s: Scope) => [
   new RowBuilder("Readiness"),
   stat(
     {
-      title: "Time to all sources ready",
+      title: "Time to all sources ready: the kubelet",
       thresholds: { base: "green", steps: [[s.cfg.slowStartupThresholdSeconds, "red"]] },
       runbooks: runbooks(s, "PodConfigSlowStartup"),
       description:
-        "Seconds from the readiness clock's start to the first moment every registered source was both stored (a SET merged) and seen by the sync loop, i.e. SourcesReady.allReady(). Absent until that happens.",
+        "The node's kubelet, from its process start (process_start_time_seconds) to its first completed housekeeping, which it runs only once every source is ready (on a 2 s tick): podconfig_kubelet_time_to_ready_seconds, read by the cross-check (--kubelet.url). exact: watched from not ready to ready, earlier by at most the error shown (one poll period plus the polls' durations). at most: an upper bound, the kubelet was already ready when the exporter first read it (it started, or restarted, later). Without the cross-check there is no kubelet figure: the copy's is beside it.",
       unit: "s",
       width: 6,
       height: 5,
-      queries: [{ expr: s.sel("podconfig_time_to_ready_seconds"), instant: true }],
+      queries: [
+        {
+          expr: s.sel("podconfig_kubelet_time_to_ready_seconds", 'measurement="exact"'),
+          legend: "exact",
+          instant: true,
+        },
+        {
+          expr: s.sel("podconfig_kubelet_time_to_ready_error_seconds", 'measurement="exact"'),
+          legend: "earlier by at most",
+          instant: true,
+        },
+        {
+          expr: s.sel("podconfig_kubelet_time_to_ready_seconds", 'measurement="upper_bound"'),
+          legend: "at most (ready before the first poll)",
+          instant: true,
+        },
+        { expr: kubeletFigureOrWhy(s), legend: "the kubelet", instant: true },
+      ],
     },
     BigValueColorMode.Value,
   )
     .decimals(1)
+    .mappings([
+      {
+        type: MappingType.ValueToText,
+        options: {
+          [NoKubeletFigure.none]: {
+            text: "needs the kubelet cross-check (--kubelet.url)",
+            color: "text",
+            index: 0,
+          },
+          [NoKubeletFigure.notYet]: { text: "not ready yet", color: "red", index: 1 },
+          [NoKubeletFigure.unknown]: {
+            text: "unknown: the kubelet is not read, or its version not checked",
+            color: "text",
+            index: 2,
+          },
+        },
+      },
+    ])
+    .textMode(BigValueTextMode.ValueAndName),
+  stat(
+    {
+      title: "The copy's time to ready",
+      thresholds: { base: "text", steps: [] },
+      description:
+        "The exporter's copy of the readiness core: seconds from its readiness clock's start to all of its sources ready (podconfig_time_to_ready_seconds). The clock starts with the exporter, so this is the copy's warm-up; after a kubelet restart the cross-check saw, it starts at the kubelet's start and this is the copy's replay. It is not the kubelet's time: that is the panel beside it.",
+      unit: "s",
+      width: 4,
+      height: 5,
+      queries: [{ expr: s.sel("podconfig_time_to_ready_seconds"), instant: true }],
+    },
+    BigValueColorMode.None,
+  )
+    .decimals(2)
     .noValue("not ready yet"),
   stat(
     {
@@ -59,7 +131,7 @@ const readiness = (s: Scope) => [
       description:
         "SourcesReady.allReady() right now. While it is 'no' the kubelet skips housekeeping and refuses to kill pods removed from a source.",
       unit: "bool_yes_no",
-      width: 6,
+      width: 5,
       height: 5,
       queries: [{ expr: s.sel("podconfig_sources_ready"), instant: true }],
     },
@@ -75,7 +147,7 @@ const readiness = (s: Scope) => [
       description:
         "Registered sources that are not yet both stored and seen. Any value above zero keeps the whole node not ready.",
       unit: "short",
-      width: 6,
+      width: 5,
       height: 5,
       queries: [
         { expr: `count(${s.sel("podconfig_source_ready")} == 0) or vector(0)`, instant: true },
@@ -89,7 +161,7 @@ const readiness = (s: Scope) => [
       thresholds: { base: "text", steps: [] },
       description: "Pods held in pod storage, summed over all sources.",
       unit: "short",
-      width: 6,
+      width: 4,
       height: 5,
       queries: [{ expr: `sum(${s.sel("podconfig_source_pods")})`, instant: true }],
     },
@@ -263,14 +335,14 @@ const consequences = (s: Scope) => [
   timeSeries({
     title: "Deferred pod deletions",
     description:
-      "Pods removed from a source whose kill was refused because the sources were not all ready (kubelet: 'skipping delete because sources aren't ready yet'), counted since the exporter started. Those pods keep running until every source is ready.",
+      "Pods removed from a source whose kill was refused because the sources were not all ready (kubelet: 'skipping delete because sources aren't ready yet'), per interval (the increase of podconfig_pod_deletions_deferred_total). Those pods keep running until every source is ready.",
     unit: "short",
     width: 12,
     height: 8,
     queries: [
       {
-        expr: `sum(${s.sel("podconfig_pod_deletions_deferred_total")})`,
-        legend: "deferred deletions",
+        expr: `sum(increase(${s.sel("podconfig_pod_deletions_deferred_total")}[$__rate_interval]))`,
+        legend: "deferred in the interval",
       },
     ],
   }),
@@ -444,9 +516,9 @@ const kubelet = (s: Scope) => [
     ],
   }),
   timeSeries({
-    title: "Kubelet PLEG and restarts",
+    title: "Kubelet PLEG and uptime",
     description:
-      "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, seconds since the kubelet's process started (back to 0 at each restart, which resets the copy) and restarts seen.",
+      "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, and seconds since the kubelet's process started (back to 0 at each restart, which resets the copy).",
     unit: "s",
     width: 12,
     height: 8,
@@ -460,37 +532,82 @@ const kubelet = (s: Scope) => [
         expr: `time() - ${s.sel("podconfig_kubelet_start_time_seconds")}`,
         legend: "kubelet uptime",
       },
+    ],
+  }),
+  timeSeries({
+    title: "Kubelet restarts seen",
+    description:
+      "Kubelet restarts the cross-check saw (its process start time changed) per interval; each reset the copy and started a new measurement of the kubelet's time to ready.",
+    unit: "short",
+    width: 6,
+    height: 8,
+    queries: [
       {
         expr: `increase(${s.sel("podconfig_kubelet_restarts_total")}[$__rate_interval])`,
-        legend: "restarts seen",
+        legend: "restarts",
       },
     ],
   }),
+  stat(
+    {
+      title: "Kubelet version",
+      thresholds: { base: "text", steps: [] },
+      description:
+        "The kubelet's kubernetes_build_info git_version as the cross-check read it, and whether its ALPHA series were checked for this exporter (supported).",
+      unit: "none",
+      width: 6,
+      height: 8,
+      queries: [
+        {
+          expr: s.sel("podconfig_kubelet_info"),
+          legend: "{{version}} (checked: {{supported}})",
+          instant: true,
+        },
+      ],
+    },
+    BigValueColorMode.None,
+  )
+    .textMode(BigValueTextMode.Name)
+    .noValue("not read"),
   timeSeries({
     title: "Kubelet polls",
     runbooks: runbooks(s, "PodConfigKubeletCrossCheckFailing"),
     description:
-      "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS), the last poll's duration and size, seconds since the last success, and the kubelet's version (1 per version).",
-    unit: "short",
-    width: 12,
+      "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS; parse: not an exposition).",
+    unit: "reqps",
+    width: 8,
     height: 8,
     queries: [
-      { expr: rate(s, "podconfig_kubelet_polls_total", ""), legend: "polls/s" },
+      { expr: rate(s, "podconfig_kubelet_polls_total", ""), legend: "polls" },
       {
         expr: rate(s, "podconfig_kubelet_poll_errors_total", "reason"),
-        legend: "failed/s {{reason}}",
+        legend: "failed: {{reason}}",
       },
-      { expr: s.sel("podconfig_kubelet_poll_duration_seconds"), legend: "last poll, s" },
-      {
-        expr: `${s.sel("podconfig_kubelet_poll_response_bytes")} / 1024`,
-        legend: "last answer, KiB",
-      },
+    ],
+  }),
+  timeSeries({
+    title: "Kubelet poll duration and age",
+    runbooks: runbooks(s, "PodConfigKubeletCrossCheckFailing"),
+    description: "How long the last successful poll took (reading included), and seconds since it.",
+    unit: "s",
+    width: 8,
+    height: 8,
+    queries: [
+      { expr: s.sel("podconfig_kubelet_poll_duration_seconds"), legend: "last poll" },
       {
         expr: `time() - ${s.sel("podconfig_kubelet_last_success_timestamp_seconds")}`,
-        legend: "since last success, s",
+        legend: "since last success",
       },
-      { expr: s.sel("podconfig_kubelet_info"), legend: "kubelet {{version}}" },
     ],
+  }),
+  timeSeries({
+    title: "Kubelet answer size",
+    description:
+      "Size of the kubelet's last successful /metrics answer (answers over 32 MiB are refused).",
+    unit: "bytes",
+    width: 8,
+    height: 8,
+    queries: [{ expr: s.sel("podconfig_kubelet_poll_response_bytes"), legend: "last answer" }],
   }),
 ];
 

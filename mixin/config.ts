@@ -2,11 +2,32 @@
 // dashboard is generated from it. `npm run mixin -- --config my.json` merges a user's JSON over
 // these defaults; loadConfig refuses unknown keys and malformed values instead of guessing.
 
+/** An alert's severity, `for` and extra labels, over what the mixin sets. */
+export interface AlertOverride {
+  severity?: "critical" | "warning" | "info";
+  /** A Prometheus duration; "0s" fires on the first evaluation that matches. */
+  for?: string;
+  /** Labels added to the alert (not severity: give `severity`). */
+  labels?: Record<string, string>;
+}
+
 export interface MixinConfig {
-  /** PromQL label matchers that select the exporter's targets, e.g. `job="podconfig-exporter"`. */
+  /**
+   * PromQL label matchers that select the exporter's targets, e.g. `job="podconfig-exporter"`:
+   * what the scrape path produces (the chart's monitors set that job; prometheus-community's
+   * annotation jobs are kubernetes-service-endpoints and kubernetes-pods). The dashboards use it
+   * only for their job variable's values, and select by $job.
+   */
   podconfigSelector: string;
   /** The label naming the cluster in a multi-cluster Prometheus, Thanos or Mimir. */
   clusterLabel: string;
+  /**
+   * The target label naming the node the exporter runs on (the chart's monitors and
+   * prometheus-community's kubernetes-service-endpoints job set `node`): alerts keep it, so
+   * Alertmanager can inhibit them while kubernetes-mixin's KubeNodeNotReady or
+   * KubeNodeUnreachable fires for that node.
+   */
+  nodeLabel: string;
   /**
    * Whether series carry `clusterLabel`: alerts and recording rules then aggregate and join per
    * cluster, and the dashboards get a cluster variable. Off for a single-cluster Prometheus.
@@ -58,7 +79,9 @@ export interface MixinConfig {
   sourceStaleFor: string;
   /** `for` of PodConfigManifestRefused and PodConfigStaticPodShadowed (a write in progress passes). */
   manifestVerdictFor: string;
-  /** `for` of PodConfigExporterDown. */
+  /** PodConfigExporterDown fires when more than this percentage of a job's targets are down… */
+  exporterDownPercent: number;
+  /** …for this long (kube-prometheus's TargetDown: 10% for 10m). */
   exporterDownFor: string;
   /** `for` of PodConfigExporterAbsent. */
   exporterAbsentFor: string;
@@ -80,42 +103,50 @@ export interface MixinConfig {
   orphanedMirrorPodAgeThresholdSeconds: number;
   /** PodConfigMirrorPodMissing fires when a static pod has had no mirror pod this many seconds. */
   mirrorPodMissingThresholdSeconds: number;
+  /** `for` of PodConfigStaticPodPathMissing. */
+  staticPodPathMissingFor: string;
   /** Tags on the generated dashboards. */
   grafanaDashboardTags: string[];
+  /** Per alert name: its severity, `for` and extra labels, over the mixin's. */
+  alerts: Record<string, AlertOverride>;
 }
 
 export const defaultConfig: MixinConfig = {
   podconfigSelector: 'job="podconfig-exporter"',
   clusterLabel: "cluster",
+  nodeLabel: "node",
   showMultiCluster: false,
   runbookURLPattern:
     "https://github.com/podconfig-exporter/podconfig-exporter/blob/main/docs/runbook.md#%s",
   statusPageProxyURL: "http://127.0.0.1:8001",
   startupGracePeriod: "10m",
   gaugeLookback: "2m",
-  sourceNotReadyFor: "1m",
+  sourceNotReadyFor: "15m",
   fleetNotReadyMinNodes: 10,
   fleetNotReadyFraction: 0.1,
-  fleetNotReadyFor: "2m",
-  housekeepingBlockedFor: "1m",
-  storedNotSeenFor: "2m",
+  fleetNotReadyFor: "10m",
+  housekeepingBlockedFor: "15m",
+  storedNotSeenFor: "15m",
   sourceErrorsFor: "15m",
   apiWatchBehindThresholdSeconds: 30,
-  apiWatchBehindFor: "5m",
-  sourceStaleFor: "5m",
+  apiWatchBehindFor: "15m",
+  sourceStaleFor: "15m",
   manifestVerdictFor: "5m",
-  exporterDownFor: "5m",
-  exporterAbsentFor: "10m",
+  exporterDownPercent: 10,
+  exporterDownFor: "10m",
+  exporterAbsentFor: "15m",
   slowStartupThresholdSeconds: 120,
   slowStartupClearAfter: "1h",
   kubeletCrossCheckFailingFor: "15m",
   kubeletHousekeepingGracePeriod: "10m",
-  kubeletHousekeepingNotRunningFor: "5m",
+  kubeletHousekeepingNotRunningFor: "15m",
   kubeletDisagreementFor: "15m",
-  kubeletSyncLoopPausedFor: "5m",
+  kubeletSyncLoopPausedFor: "15m",
   orphanedMirrorPodAgeThresholdSeconds: 300,
   mirrorPodMissingThresholdSeconds: 300,
+  staticPodPathMissingFor: "15m",
   grafanaDashboardTags: ["podconfig-exporter", "kubelet"],
+  alerts: {},
 };
 
 const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
@@ -138,10 +169,11 @@ export function durationWords(duration: string): string {
   return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }
 
-type Kind = "string" | "boolean" | "number" | "duration" | "strings";
+type Kind = "string" | "boolean" | "number" | "duration" | "strings" | "alerts";
 const KINDS: Record<keyof MixinConfig, Kind> = {
   podconfigSelector: "string",
   clusterLabel: "string",
+  nodeLabel: "string",
   showMultiCluster: "boolean",
   runbookURLPattern: "string",
   statusPageProxyURL: "string",
@@ -158,6 +190,7 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   apiWatchBehindFor: "duration",
   sourceStaleFor: "duration",
   manifestVerdictFor: "duration",
+  exporterDownPercent: "number",
   exporterDownFor: "duration",
   exporterAbsentFor: "duration",
   slowStartupThresholdSeconds: "number",
@@ -169,11 +202,44 @@ const KINDS: Record<keyof MixinConfig, Kind> = {
   kubeletSyncLoopPausedFor: "duration",
   orphanedMirrorPodAgeThresholdSeconds: "number",
   mirrorPodMissingThresholdSeconds: "number",
+  staticPodPathMissingFor: "duration",
   grafanaDashboardTags: "strings",
+  alerts: "alerts",
 };
+
+const LABEL_NAME = /^[a-zA-Z_]\w*$/;
+const SEVERITIES = ["critical", "warning", "info"];
+
+/** What is wrong with an `alerts` value, or undefined. */
+function alertsProblem(value: unknown): string | undefined {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(value)) return "an object of alert names";
+  for (const [name, o] of Object.entries(value)) {
+    if (!isObject(o)) return `an object of alert names, each an object (${name})`;
+    for (const [key, v] of Object.entries(o)) {
+      if (key === "severity" && !SEVERITIES.includes(v as string))
+        return `${name}.severity one of ${SEVERITIES.join(", ")}`;
+      if (key === "for" && !(typeof v === "string" && DURATION.test(v)))
+        return `${name}.for a Prometheus duration`;
+      if (key === "labels") {
+        if (!isObject(v) || Object.values(v).some((l) => typeof l !== "string"))
+          return `${name}.labels an object of strings`;
+        const bad = Object.keys(v).find((l) => !LABEL_NAME.test(l) || l === "severity");
+        if (bad !== undefined)
+          return `${name}.labels label names other than severity (give ${name}.severity), not "${bad}"`;
+      }
+      if (!["severity", "for", "labels"].includes(key))
+        return `${name}: severity, for or labels, not "${key}"`;
+    }
+  }
+  return undefined;
+}
 
 function problem(key: string, kind: Kind, value: unknown): string | undefined {
   switch (kind) {
+    case "alerts":
+      return alertsProblem(value);
     case "boolean":
       return typeof value === "boolean" ? undefined : "a boolean";
     case "number":
@@ -190,7 +256,8 @@ function problem(key: string, kind: Kind, value: unknown): string | undefined {
         : 'a Prometheus duration such as "90s" or "10m"';
     case "string":
       if (typeof value !== "string") return "a string";
-      if (key === "clusterLabel" && !/^[a-zA-Z_]\w*$/.test(value)) return "a label name";
+      if ((key === "clusterLabel" || key === "nodeLabel") && !LABEL_NAME.test(value))
+        return "a label name";
       if (key === "runbookURLPattern" && !value.includes("%s")) return 'a URL containing "%s"';
       if (key === "statusPageProxyURL" && !/^https?:\/\/[^/]+$/.test(value))
         return "an http(s) URL without a path";

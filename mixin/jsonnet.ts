@@ -1,85 +1,59 @@
 // mixin/mixin.libsonnet, the mixin for jsonnet users (`jb install`, kube-prometheus): the
 // TypeScript generator's own output as plain data, rendered once for each value of
-// showMultiCluster with a sentinel configuration in which every other `_config` value is a
-// token found nowhere else (a duration is an odd number of seconds, so that its seconds and its
-// words are tokens too). Each string holding tokens is written as a concatenation with the
-// user's `_config` value (or the duration's seconds or words) in their place. So the jsonnet
-// mixin renders what `npm run mixin` renders for any configuration, with no library fetched (no
-// grafonnet); test/observability/jsonnet_mixin.test.ts renders both and compares them.
-import { defaultConfig, type MixinConfig } from "./config.js";
+// showMultiCluster with the sentinel configuration (mixin/sentinels.ts). Each string holding
+// tokens is written as a concatenation with the user's `_config` value (or the duration's
+// seconds or words, an alert's own severity or `for`) in their place, and an alert's labels as
+// its severity plus its `alerts` entry's labels. So the jsonnet mixin renders what `npm run
+// mixin` renders for any configuration, with no library fetched (no grafonnet);
+// test/observability/jsonnet_mixin.test.ts renders both and compares them.
+import { defaultConfig } from "./config.js";
 import { grafanaDashboards, prometheusAlerts, prometheusRules } from "./mixin.js";
+import {
+  LabelsKey,
+  numberOrigin,
+  type Origin,
+  sentinels,
+  splitTokens,
+  TagsToken,
+  type Token,
+} from "./sentinels.js";
 
-const keys = Object.keys(defaultConfig) as (keyof MixinConfig)[];
-const isDuration = (k: keyof MixinConfig) =>
-  typeof defaultConfig[k] === "string" && /^(\d+(ms|s|m|h|d|w))+$/.test(defaultConfig[k]);
-const durationKeys = keys.filter(isDuration);
-const numberKeys = keys.filter((k) => typeof defaultConfig[k] === "number");
+/** An alert's entry of `alerts`, a field of it, or `fallback`. */
+const alertField = (alert: string, field: string, fallback: string) =>
+  `std.get(std.get(c.alerts, ${JSON.stringify(alert)}, {}), ${JSON.stringify(field)}, ${fallback})`;
 
-/** A token of the sentinel configuration and the jsonnet expression that replaces it. */
-interface Token {
-  text: string;
-  /** Whole words only: a number is not part of a longer one. */
-  pattern: string;
-  expr: string;
-}
+/** The `for` of an alert that has none unless `alerts` gives it one. */
+export const isOptionalFor = (o: Origin): boolean =>
+  o.kind === "alertFor" && o.fallback === undefined;
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const literal = (text: string, expr: string): Token => ({
-  text,
-  pattern: escapeRegExp(text),
-  expr,
-});
-const numeric = (text: string, suffix: string, expr: string): Token => ({
-  text: text + suffix,
-  pattern: `(?<![0-9.])${escapeRegExp(text + suffix)}(?![0-9A-Za-z])`,
-  expr,
-});
-
-function sentinels(): { config: MixinConfig; tokens: Token[] } {
-  const config: Record<string, unknown> = {
-    ...defaultConfig,
-    podconfigSelector: 'pcsentinel_selector="1"',
-    clusterLabel: "pcsentinel_cluster",
-    runbookURLPattern: "pcsentinel_runbook_pre%spcsentinel_runbook_post",
-    statusPageProxyURL: "pcsentinel_status_page_proxy",
-    grafanaDashboardTags: ["pcsentinel_tag"],
-  };
-  const tokens: Token[] = [
-    literal('pcsentinel_selector="1"', "c.podconfigSelector"),
-    literal("pcsentinel_cluster", "c.clusterLabel"),
-    literal("pcsentinel_runbook_pre", "runbookParts[0]"),
-    literal("pcsentinel_runbook_post", "runbookParts[1]"),
-    literal("pcsentinel_status_page_proxy", "c.statusPageProxyURL"),
-  ];
-  // 1001 s, 1003 s...: never whole minutes, so their words are "<n> seconds".
-  durationKeys.forEach((key, i) => {
-    const n = String(1001 + 2 * i);
-    config[key] = `${n}s`;
-    tokens.push(
-      numeric(n, "s", `c.${key}`),
-      numeric(n, " seconds", `durationWords(c.${key})`),
-      numeric(n, "", `formatNumber(durationSeconds(c.${key}))`),
-    );
-  });
-  numberKeys.forEach((key, i) => {
-    if (key === "fleetNotReadyFraction") {
-      // Its alert text gives it as a whole percentage too.
-      config[key] = 0.4321;
-      tokens.push(
-        numeric("0.4321", "", `formatNumber(c.${key})`),
-        numeric("43", "%", `std.toString(std.floor(c.${key} * 100 + 0.5)) + '%'`),
+/** The jsonnet expression for a token's origin (c is the _config). */
+function expr(origin: Origin): string {
+  switch (origin.kind) {
+    case "value":
+      return `c.${origin.key}`;
+    case "words":
+      return `durationWords(c.${origin.key})`;
+    case "seconds":
+      return `formatNumber(durationSeconds(c.${origin.key}))`;
+    case "number":
+      return `formatNumber(c.${origin.key})`;
+    case "percent":
+      return `std.toString(std.floor(c.${origin.key} * 100 + 0.5)) + '%'`;
+    case "secondsWords":
+      return `durationWords(formatNumber(c.${origin.key}) + 's')`;
+    case "runbook":
+      return `runbookParts[${origin.part}]`;
+    case "alertFor": {
+      const duration = alertField(
+        origin.alert,
+        "for",
+        origin.fallback === undefined ? "null" : `c.${origin.fallback}`,
       );
-    } else {
-      const n = String(2001 + i);
-      config[key] = Number(n);
-      // PodConfigSlowStartup gives its threshold in words too ("2 minutes"); the others write
-      // "<n> seconds" as it is, which the plain number covers.
-      if (key === "slowStartupThresholdSeconds")
-        tokens.push(numeric(n, " seconds", `durationWords(formatNumber(c.${key}) + 's')`));
-      tokens.push(numeric(n, "", `formatNumber(c.${key})`));
+      return origin.words ? `durationWords(${duration})` : duration;
     }
-  });
-  return { config: config as unknown as MixinConfig, tokens };
+    case "alertSeverity":
+      return alertField(origin.alert, "severity", JSON.stringify(origin.fallback));
+  }
 }
 
 /** `value` as jsonnet: JSON, with each token in a string replaced by its expression. */
@@ -88,38 +62,43 @@ function emit(value: unknown, tokens: Token[], indent = ""): string {
   if (typeof value === "string") return emitString(value, tokens);
   if (typeof value === "number") {
     // A configured number as a number (a threshold step): the token's text read back.
-    const token = tokens.find((t) => /^[0-9.]+$/.test(t.text) && t.text === String(value));
-    if (token) return `std.parseJson(${token.expr})`;
+    const origin = numberOrigin(value, tokens);
+    if (origin) return `std.parseJson(${expr(origin)})`;
   }
   if (Array.isArray(value)) {
-    if (value.length === 1 && value[0] === "pcsentinel_tag") return "c.grafanaDashboardTags";
+    if (value.length === 1 && value[0] === TagsToken) return "c.grafanaDashboardTags";
     if (value.length === 0) return "[]";
     return `[\n${value.map((v) => inner + emit(v, tokens, inner)).join(",\n")}\n${indent}]`;
   }
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    // An alert's labels: the severity, then alerts.<name>.labels.
+    const labels = entries.find(([k]) => k.startsWith(`${LabelsKey}_`));
+    const own = entries.filter(([k]) => k !== labels?.[0]);
     if (entries.length === 0) return "{}";
-    return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${emit(v, tokens, inner)}`).join(",\n")}\n${indent}}`;
+    const fields = own.map(([k, v]) => {
+      // An alert with no `for` of its own has one only when alerts.<name>.for is given.
+      const conditional =
+        k === "for" &&
+        typeof v === "string" &&
+        splitTokens(v, tokens).some((o) => typeof o !== "string" && isOptionalFor(o));
+      const name = conditional
+        ? `[if ${emitString(v as string, tokens)} != null then "for"]`
+        : JSON.stringify(k);
+      return `${inner}${name}: ${emit(v, tokens, inner)}`;
+    });
+    const object = `{\n${fields.join(",\n")}\n${indent}}`;
+    if (labels === undefined) return object;
+    const alert = sentinels().labelsOf.get(labels[0]) ?? "";
+    return `${object} + ${alertField(alert, "labels", "{}")}`;
   }
   return JSON.stringify(value);
 }
 
 function emitString(s: string, tokens: Token[]): string {
-  const any = new RegExp(tokens.map((t) => `(${t.pattern})`).join("|"), "g");
-  const parts: string[] = [];
-  let last = 0;
-  for (const m of s.matchAll(any)) {
-    const at = m.index ?? 0;
-    if (at > last) parts.push(JSON.stringify(s.slice(last, at)));
-    const token = tokens[m.slice(1).findIndex((g) => g !== undefined)] as Token;
-    parts.push(`(${token.expr})`);
-    last = at + m[0].length;
-  }
-  if (last < s.length || parts.length === 0) parts.push(JSON.stringify(s.slice(last)));
-  const text = parts.join(" + ");
-  if (/pcsentinel/.test(parts.filter((p) => p.startsWith('"')).join("")))
-    throw new Error(`a sentinel is left in ${JSON.stringify(s)}`);
-  return text;
+  return splitTokens(s, tokens)
+    .map((p) => (typeof p === "string" ? JSON.stringify(p) : `(${expr(p)})`))
+    .join(" + ");
 }
 
 const functions = `// Seconds in a Prometheus duration (mixin/config.ts durationSeconds).

@@ -43,27 +43,27 @@ local single(c, runbookParts) = {
     "rules": [
      {
       "alert": "PodConfigExporterDown",
-      "expr": "up{" + (c.podconfigSelector) + "} == 0",
-      "for": (c.exporterDownFor),
+      "expr": "100 * count by (job) (up{" + (c.podconfigSelector) + "} == 0)\n/ count by (job) (up{" + (c.podconfigSelector) + "})\n> " + (formatNumber(c.exporterDownPercent)) + "\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigExporterDown", {}), "for", c.exporterDownFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigExporterDown", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigExporterDown", {}), "labels", {}),
       "annotations": {
-       "summary": "podconfig-exporter on {{ $labels.instance }} cannot be scraped.",
-       "description": "Prometheus has failed to scrape podconfig-exporter on {{ $labels.instance }} for " + (durationWords(c.exporterDownFor)) + ", so the readiness of that node's pod config sources is unknown and no other podconfig alert can fire for it.",
+       "summary": "{{ $value | humanize }}% of the podconfig-exporter targets of {{ $labels.job }} cannot be scraped.",
+       "description": "Prometheus has failed to scrape {{ $value | humanize }}% of the podconfig-exporter targets of job {{ $labels.job }} (more than " + (formatNumber(c.exporterDownPercent)) + "%) for " + (durationWords(std.get(std.get(c.alerts, "PodConfigExporterDown", {}), "for", c.exporterDownFor))) + ": the readiness of those nodes' pod config sources is unknown and no other podconfig alert can fire for them. One node's exporter down shows on the fleet dashboard, and its node or pod alerts page for it.",
        "runbook_url": (runbookParts[0]) + "podconfigexporterdown" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigExporterAbsent",
       "expr": "absent(up{" + (c.podconfigSelector) + "})",
-      "for": (c.exporterAbsentFor),
+      "for": (std.get(std.get(c.alerts, "PodConfigExporterAbsent", {}), "for", c.exporterAbsentFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigExporterAbsent", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigExporterAbsent", {}), "labels", {}),
       "annotations": {
        "summary": "Prometheus has no podconfig-exporter target.",
-       "description": "No target of job {{ $labels.job }} has been discovered for " + (durationWords(c.exporterAbsentFor)) + ": the exporter is not deployed, its service discovery stopped matching, or the scrape job has another name. No podconfig alert can fire.",
+       "description": "No target of job {{ $labels.job }} has been discovered for " + (durationWords(std.get(std.get(c.alerts, "PodConfigExporterAbsent", {}), "for", c.exporterAbsentFor))) + ": the exporter is not deployed, its service discovery stopped matching, or the scrape job has another name than the rules select. No podconfig alert can fire.",
        "runbook_url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
       }
      }
@@ -74,11 +74,11 @@ local single(c, runbookParts) = {
     "rules": [
      {
       "alert": "PodConfigSourceNotReady",
-      "expr": "max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\nand on (job, instance)\ntime() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n",
-      "for": (c.sourceNotReadyFor),
+      "expr": "max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\nand on (job, instance, " + (c.nodeLabel) + ")\ntime() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceNotReady", {}), "for", c.sourceNotReadyFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceNotReady", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceNotReady", {}), "labels", {}),
       "annotations": {
        "summary": "Pod config source {{ $labels.source }} is not ready on {{ $labels.instance }}.",
        "description": "The {{ $labels.source }} source on {{ $labels.instance }} has not been both stored (a snapshot merged) and seen (dispatched by the sync loop) more than " + (durationWords(c.startupGracePeriod)) + " after start. Until it is, the kubelet skips housekeeping and refuses to kill pods removed from any source.",
@@ -87,52 +87,53 @@ local single(c, runbookParts) = {
      },
      {
       "alert": "PodConfigNoSourceReady",
-      "expr": "max by (job, instance) (max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "])) == 0\nand on (job, instance)\ntime() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n",
-      "for": (c.sourceNotReadyFor),
+      "expr": "max by (job, instance, " + (c.nodeLabel) + ") (max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "])) == 0\nand on (job, instance, " + (c.nodeLabel) + ")\ntime() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigNoSourceReady", {}), "for", c.sourceNotReadyFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigNoSourceReady", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigNoSourceReady", {}), "labels", {}),
       "annotations": {
        "summary": "No pod config source is ready on {{ $labels.instance }}.",
-       "description": "None of the sources registered on {{ $labels.instance }} ({{ range $i, $s := printf \"podconfig_source_registered{job=%q,instance=%q}\" $labels.job $labels.instance | query | sortByLabel \"source\" }}{{ if $i }}, {{ end }}{{ $s.Labels.source }}{{ end }}) has been both stored and seen more than " + (durationWords(c.startupGracePeriod)) + " after start: the node has not received its pod configuration from any source, housekeeping is skipped and removed pods are not killed.",
+       "description": "None of the sources registered on {{ $labels.instance }} ({{ range $i, $s := printf \"podconfig_source_registered{job=%q,instance=%q," + (c.nodeLabel) + "=%q}\" $labels.job $labels.instance $labels." + (c.nodeLabel) + " | query | sortByLabel \"source\" }}{{ if $i }}, {{ end }}{{ $s.Labels.source }}{{ end }}) has been both stored and seen more than " + (durationWords(c.startupGracePeriod)) + " after start: the node has not received its pod configuration from any source, housekeeping is skipped and removed pods are not killed.",
        "runbook_url": (runbookParts[0]) + "podconfignosourceready" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigSourceStoredNotSeen",
-      "expr": "max_over_time(podconfig_source_stored{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\nand on (job, instance, source)\nmax_over_time(podconfig_source_seen{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n",
-      "for": (c.storedNotSeenFor),
+      "expr": "max_over_time(podconfig_source_stored{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\nand on (job, instance, " + (c.nodeLabel) + ", source)\nmax_over_time(podconfig_source_seen{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceStoredNotSeen", {}), "for", c.storedNotSeenFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceStoredNotSeen", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceStoredNotSeen", {}), "labels", {}),
       "annotations": {
        "summary": "The sync loop has not dispatched the {{ $labels.source }} source on {{ $labels.instance }}.",
-       "description": "Pod storage on {{ $labels.instance }} merged a snapshot from the {{ $labels.source }} source more than " + (durationWords(c.storedNotSeenFor)) + " ago, but the sync loop has not dispatched any of its updates: the loop is stalled (a handler that does not return, or a blocked queue), so the source never becomes ready.",
+       "description": "Pod storage on {{ $labels.instance }} merged a snapshot from the {{ $labels.source }} source more than " + (durationWords(std.get(std.get(c.alerts, "PodConfigSourceStoredNotSeen", {}), "for", c.storedNotSeenFor))) + " ago, but the sync loop has not dispatched any of its updates: the loop is stalled (a handler that does not return, or a blocked queue), so the source never becomes ready.",
        "runbook_url": (runbookParts[0]) + "podconfigsourcestorednotseen" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigHousekeepingBlocked",
-      "expr": "(\n  increase(podconfig_pod_deletions_deferred_total{" + (c.podconfigSelector) + "}[10m]) > 0\n  or\n  (\n    increase(podconfig_housekeeping_skipped_total{" + (c.podconfigSelector) + "}[5m]) > 0\n    and on (job, instance)\n    time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n  )\n)\nand on (job, instance)\nmax_over_time(podconfig_sources_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n",
-      "for": (c.housekeepingBlockedFor),
+      "expr": "(\n  increase(podconfig_pod_deletions_deferred_total{" + (c.podconfigSelector) + "}[10m]) > 0\n  or\n  (\n    increase(podconfig_housekeeping_skipped_total{" + (c.podconfigSelector) + "}[5m]) > 0\n    and on (job, instance, " + (c.nodeLabel) + ")\n    time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n  )\n)\nand on (job, instance, " + (c.nodeLabel) + ")\nmax_over_time(podconfig_sources_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigHousekeepingBlocked", {}), "for", c.housekeepingBlockedFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigHousekeepingBlocked", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigHousekeepingBlocked", {}), "labels", {}),
       "annotations": {
        "summary": "Housekeeping and pod deletions are blocked on {{ $labels.instance }}.",
-       "description": "The sources on {{ $labels.instance }} are not all ready (not ready: {{ range $i, $s := printf \"podconfig_source_ready{job=%q,instance=%q} == 0\" $labels.job $labels.instance | query | sortByLabel \"source\" }}{{ if $i }}, {{ end }}{{ $s.Labels.source }}{{ end }}), so the kubelet skips housekeeping and refuses to kill pods removed from a source: deleted static pods keep running and orphaned pods are not cleaned up.",
+       "description": "The sources on {{ $labels.instance }} are not all ready (not ready: {{ range $i, $s := printf \"podconfig_source_ready{job=%q,instance=%q," + (c.nodeLabel) + "=%q} == 0\" $labels.job $labels.instance $labels." + (c.nodeLabel) + " | query | sortByLabel \"source\" }}{{ if $i }}, {{ end }}{{ $s.Labels.source }}{{ end }}), so the kubelet skips housekeeping and refuses to kill pods removed from a source: deleted static pods keep running and orphaned pods are not cleaned up.",
        "runbook_url": (runbookParts[0]) + "podconfighousekeepingblocked" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigSlowStartup",
-      "expr": "last_over_time(podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.slowStartupThresholdSeconds)) + "\nand on (job, instance)\ntime() - last_over_time(podconfig_sources_ready_timestamp_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) < " + (formatNumber(durationSeconds(c.slowStartupClearAfter))) + "\n",
+      "expr": "last_over_time(podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.slowStartupThresholdSeconds)) + "\nand on (job, instance, " + (c.nodeLabel) + ")\n(\n  time() - last_over_time(podconfig_kubelet_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "])\n  - on (job, instance, " + (c.nodeLabel) + ") last_over_time(podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"}[" + (c.gaugeLookback) + "])\n) < " + (formatNumber(durationSeconds(c.slowStartupClearAfter))) + "\nor\n(\n  last_over_time(podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.slowStartupThresholdSeconds)) + "\n  and on (job, instance, " + (c.nodeLabel) + ")\n  time() - last_over_time(podconfig_sources_ready_timestamp_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) < " + (formatNumber(durationSeconds(c.slowStartupClearAfter))) + "\n  unless on (job, instance, " + (c.nodeLabel) + ")\n  max_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "])\n)\n",
+      [if (std.get(std.get(c.alerts, "PodConfigSlowStartup", {}), "for", null)) != null then "for"]: (std.get(std.get(c.alerts, "PodConfigSlowStartup", {}), "for", null)),
       "labels": {
-       "severity": "info"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigSlowStartup", {}), "severity", "info"))
+      } + std.get(std.get(c.alerts, "PodConfigSlowStartup", {}), "labels", {}),
       "annotations": {
        "summary": "{{ $labels.instance }} took {{ $value | humanizeDuration }} until all pod config sources were ready.",
-       "description": "{{ $labels.instance }} needed {{ $value | humanizeDuration }} (more than " + (durationWords(formatNumber(c.slowStartupThresholdSeconds) + 's')) + ") from start until every source was stored and seen; the last source to be seen was {{ with printf \"topk(1, podconfig_source_seen_timestamp_seconds{job=%q,instance=%q})\" $labels.job $labels.instance | query }}{{ . | first | label \"source\" }}{{ end }}. During that time housekeeping was skipped and pod deletions were deferred. This alert clears " + (durationWords(c.slowStartupClearAfter)) + " after the node became ready.",
+       "description": "{{ $labels.instance }} needed {{ $value | humanizeDuration }} (more than " + (durationWords(formatNumber(c.slowStartupThresholdSeconds) + 's')) + ") until every source was ready: the kubelet from its start to its first housekeeping, as the cross-check watched it (without --kubelet.url, the exporter's copy from the exporter's start). The last source the copy saw was {{ with printf \"topk(1, podconfig_source_seen_timestamp_seconds{job=%q,instance=%q," + (c.nodeLabel) + "=%q})\" $labels.job $labels.instance $labels." + (c.nodeLabel) + " | query }}{{ . | first | label \"source\" }}{{ end }}. During that time housekeeping was skipped and pod deletions were deferred. This alert clears " + (durationWords(c.slowStartupClearAfter)) + " after the node became ready.",
        "runbook_url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
       }
      }
@@ -143,66 +144,66 @@ local single(c, runbookParts) = {
     "rules": [
      {
       "alert": "PodConfigSourceErrors",
-      "expr": "rate(podconfig_source_errors_total{" + (c.podconfigSelector) + "}[5m]) > 0\nunless on (job, instance, source)\ntime() - podconfig_source_last_success_timestamp_seconds{" + (c.podconfigSelector) + "} < 300\n",
-      "for": (c.sourceErrorsFor),
+      "expr": "rate(podconfig_source_errors_total{" + (c.podconfigSelector) + "}[5m]) > 0\nunless on (job, instance, " + (c.nodeLabel) + ", source)\ntime() - podconfig_source_last_success_timestamp_seconds{" + (c.podconfigSelector) + "} < 300\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceErrors", {}), "for", c.sourceErrorsFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceErrors", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceErrors", {}), "labels", {}),
       "annotations": {
        "summary": "Pod config source {{ $labels.source }} keeps failing on {{ $labels.instance }} ({{ $labels.reason }}).",
-       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has been failing with reason {{ $labels.reason }} for at least " + (durationWords(c.sourceErrorsFor)) + ", without a success in the last 5 minutes. A failed list or fetch sends no update: a source that was never stored keeps the node not ready, and one that was keeps the pods of its last good snapshot.",
+       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has been failing with reason {{ $labels.reason }} for at least " + (durationWords(std.get(std.get(c.alerts, "PodConfigSourceErrors", {}), "for", c.sourceErrorsFor))) + ", without a success in the last 5 minutes. A failed list or fetch sends no update: a source that was never stored keeps the node not ready, and one that was keeps the pods of its last good snapshot.",
        "runbook_url": (runbookParts[0]) + "podconfigsourceerrors" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigApiWatchBehind",
       "expr": "max_over_time(podconfig_api_watch_backlog_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.apiWatchBehindThresholdSeconds)),
-      "for": (c.apiWatchBehindFor),
+      "for": (std.get(std.get(c.alerts, "PodConfigApiWatchBehind", {}), "for", c.apiWatchBehindFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigApiWatchBehind", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigApiWatchBehind", {}), "labels", {}),
       "annotations": {
        "summary": "The {{ $labels.source }} source on {{ $labels.instance }} is behind its watch stream.",
-       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had watch events waiting for more than " + (formatNumber(c.apiWatchBehindThresholdSeconds)) + " seconds, continuously, for " + (durationWords(c.apiWatchBehindFor)) + " ({{ $value | humanizeDuration }} now). Changes to the node's pods in the API reach the sync loop that late, and the readiness this exporter reports is that old.",
+       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had watch events waiting for more than " + (formatNumber(c.apiWatchBehindThresholdSeconds)) + " seconds, continuously, for " + (durationWords(std.get(std.get(c.alerts, "PodConfigApiWatchBehind", {}), "for", c.apiWatchBehindFor))) + " ({{ $value | humanizeDuration }} now). Changes to the node's pods in the API reach the sync loop that late, and the readiness this exporter reports is that old.",
        "runbook_url": (runbookParts[0]) + "podconfigapiwatchbehind" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigManifestRefused",
       "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason!=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
-      "for": (c.manifestVerdictFor),
+      "for": (std.get(std.get(c.alerts, "PodConfigManifestRefused", {}), "for", c.manifestVerdictFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigManifestRefused", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigManifestRefused", {}), "labels", {}),
       "annotations": {
        "summary": "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
-       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse, invalid or policy) and has for " + (durationWords(c.manifestVerdictFor)) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
+       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse, invalid or policy) and has for " + (durationWords(std.get(std.get(c.alerts, "PodConfigManifestRefused", {}), "for", c.manifestVerdictFor))) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
        "runbook_url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigStaticPodShadowed",
       "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
-      "for": (c.manifestVerdictFor),
+      "for": (std.get(std.get(c.alerts, "PodConfigStaticPodShadowed", {}), "for", c.manifestVerdictFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigStaticPodShadowed", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigStaticPodShadowed", {}), "labels", {}),
       "annotations": {
        "summary": "Static pod manifest {{ $labels.file }} on {{ $labels.instance }} is shadowed by another manifest of the same pod.",
-       "description": "{{ $labels.file }} in the {{ $labels.source }} source on {{ $labels.instance }} decodes to a pod whose namespace and name another manifest also has, and the kubelet runs the other one (its relist keeps the last file in name order: a kube-apiserver.yaml.bak copy wins over kube-apiserver.yaml), for " + (durationWords(c.manifestVerdictFor)) + ". Edits to this file have no effect.",
+       "description": "{{ $labels.file }} in the {{ $labels.source }} source on {{ $labels.instance }} decodes to a pod whose namespace and name another manifest also has, and the kubelet runs the other one (its relist keeps the last file in name order: a kube-apiserver.yaml.bak copy wins over kube-apiserver.yaml), for " + (durationWords(std.get(std.get(c.alerts, "PodConfigStaticPodShadowed", {}), "for", c.manifestVerdictFor))) + ". Edits to this file have no effect.",
        "runbook_url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigSourceStale",
       "expr": "max_over_time(podconfig_source_stale{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1",
-      "for": (c.sourceStaleFor),
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "for", c.sourceStaleFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "labels", {}),
       "annotations": {
        "summary": "Pod config source {{ $labels.source }} on {{ $labels.instance }} has stopped succeeding.",
-       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had no successful list, fetch or watch event in 3 of its periods (relist, poll or longest watch), and for " + (durationWords(c.sourceStaleFor)) + " more. Ready or not, it is failing or frozen: the kubelet works from the last snapshot it got, or from an empty one (a static pod directory it cannot list, a manifest URL answering an empty body), and changes to the source are not applied.",
+       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had no successful list, fetch or watch event in 3 of its periods (relist, poll or longest watch), and for " + (durationWords(std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "for", c.sourceStaleFor))) + " more. Ready or not, it is failing or frozen: the kubelet works from the last snapshot it got, or from an empty one (a static pod directory it cannot list, a manifest URL answering an empty body), and changes to the source are not applied.",
        "runbook_url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
       }
      }
@@ -213,11 +214,11 @@ local single(c, runbookParts) = {
     "rules": [
      {
       "alert": "PodConfigSourceNotReadyFleetWide",
-      "expr": "count by (job, source) (\n  max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n  and on (job, instance)\n  time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n) >= " + (formatNumber(c.fleetNotReadyMinNodes)) + "\nand on (job, source)\ncount by (job, source) (\n  max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n  and on (job, instance)\n  time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n)\n/ on (job, source)\ncount by (job, source) (max_over_time(podconfig_source_registered{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]))\n>= " + (formatNumber(c.fleetNotReadyFraction)) + "\n",
-      "for": (c.fleetNotReadyFor),
+      "expr": "count by (job, source) (\n  max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n  and on (job, instance, " + (c.nodeLabel) + ")\n  time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n) >= " + (formatNumber(c.fleetNotReadyMinNodes)) + "\nand on (job, source)\ncount by (job, source) (\n  max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n  and on (job, instance, " + (c.nodeLabel) + ")\n  time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n)\n/ on (job, source)\ncount by (job, source) (max_over_time(podconfig_source_registered{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]))\n>= " + (formatNumber(c.fleetNotReadyFraction)) + "\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceNotReadyFleetWide", {}), "for", c.fleetNotReadyFor)),
       "labels": {
-       "severity": "critical"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceNotReadyFleetWide", {}), "severity", "critical"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceNotReadyFleetWide", {}), "labels", {}),
       "annotations": {
        "summary": "{{ $value }} nodes of {{ $labels.job }} are stuck on the {{ $labels.source }} pod config source.",
        "description": "{{ $value }} nodes of {{ $labels.job }} (at least " + (formatNumber(c.fleetNotReadyMinNodes)) + " and " + (std.toString(std.floor(c.fleetNotReadyFraction * 100 + 0.5)) + '%') + " of those with the {{ $labels.source }} source) have had their {{ $labels.source }} source not ready since the start-up grace period ended: one cause across the fleet, such as a manifest URL that is not served or an API server the nodes cannot reach. Until it is fixed those nodes skip housekeeping and do not kill removed pods. The per-node alerts for this source are inhibited while this one fires.",
@@ -232,23 +233,23 @@ local single(c, runbookParts) = {
      {
       "alert": "PodConfigKubeletCrossCheckFailing",
       "expr": "max_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0",
-      "for": (c.kubeletCrossCheckFailingFor),
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletCrossCheckFailing", {}), "for", c.kubeletCrossCheckFailingFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletCrossCheckFailing", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletCrossCheckFailing", {}), "labels", {}),
       "annotations": {
        "summary": "podconfig-exporter on {{ $labels.instance }} cannot read the kubelet's /metrics.",
-       "description": "Every poll of the kubelet's /metrics by podconfig-exporter on {{ $labels.instance }} has failed for " + (durationWords(c.kubeletCrossCheckFailingFor)) + " (podconfig_kubelet_poll_errors_total says why: unauthorized, forbidden, fetch, parse...). The kubelet's restarts, paused sync loop and housekeeping are unknown meanwhile, and the other kubelet alerts cannot fire. It carries no label \"source\": it is about the kubelet as a whole.",
+       "description": "Every poll of the kubelet's /metrics by podconfig-exporter on {{ $labels.instance }} has failed for " + (durationWords(std.get(std.get(c.alerts, "PodConfigKubeletCrossCheckFailing", {}), "for", c.kubeletCrossCheckFailingFor))) + " (podconfig_kubelet_poll_errors_total says why: unauthorized, forbidden, fetch, parse...). The kubelet's restarts, paused sync loop and housekeeping are unknown meanwhile, and the other kubelet alerts cannot fire. It carries no label \"source\": it is about the kubelet as a whole.",
        "runbook_url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigKubeletHousekeepingNotRunning",
-      "expr": "podconfig_kubelet_housekeeping_ran{" + (c.podconfigSelector) + "} == 0\nand on (job, instance)\ntime() - podconfig_kubelet_start_time_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(durationSeconds(c.kubeletHousekeepingGracePeriod))) + "\nand on (job, instance)\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
-      "for": (c.kubeletHousekeepingNotRunningFor),
+      "expr": "podconfig_kubelet_housekeeping_ran{" + (c.podconfigSelector) + "} == 0\nand on (job, instance, " + (c.nodeLabel) + ")\ntime() - podconfig_kubelet_start_time_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(durationSeconds(c.kubeletHousekeepingGracePeriod))) + "\nand on (job, instance, " + (c.nodeLabel) + ")\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletHousekeepingNotRunning", {}), "for", c.kubeletHousekeepingNotRunningFor)),
       "labels": {
-       "severity": "critical"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletHousekeepingNotRunning", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletHousekeepingNotRunning", {}), "labels", {}),
       "annotations": {
        "summary": "The kubelet on {{ $labels.instance }} has not completed housekeeping since it started.",
        "description": "The kubelet on {{ $labels.instance }} started more than " + (durationWords(c.kubeletHousekeepingGracePeriod)) + " ago and has still not completed a housekeeping (HandlePodCleanups has written none of its series): by its own word, not all of its pod sources are ready, or its sync loop is paused, or every housekeeping fails before its end (listing the pod cgroups or the runtime's pods; the kubelet logs \"Failed cleaning pods\"). Removed pods keep running and orphaned mirror pods are not deleted. It carries no label \"source\": it is about the kubelet as a whole.",
@@ -257,49 +258,50 @@ local single(c, runbookParts) = {
      },
      {
       "alert": "PodConfigKubeletDisagreement",
-      "expr": "podconfig_kubelet_disagreement{" + (c.podconfigSelector) + "} == 1\nand on (job, instance)\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
-      "for": (c.kubeletDisagreementFor),
+      "expr": "podconfig_kubelet_disagreement{" + (c.podconfigSelector) + "} == 1\nand on (job, instance, " + (c.nodeLabel) + ")\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletDisagreement", {}), "for", c.kubeletDisagreementFor)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletDisagreement", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletDisagreement", {}), "labels", {}),
       "annotations": {
        "summary": "podconfig-exporter and the kubelet on {{ $labels.instance }} disagree on readiness ({{ $labels.direction }}).",
-       "description": "For " + (durationWords(c.kubeletDisagreementFor)) + " the exporter's copy of the readiness core on {{ $labels.instance }} and the kubelet's own signals have disagreed: {{ $labels.direction }} ({{ $labels.reason }}). Either the kubelet is stuck where the copy is not (its sources, its runtime) or the copy is wrong. The exporter's readiness (podconfig_source_ready, /readyz) stays the copy's. It carries no label \"source\": it is about the kubelet as a whole.",
+       "description": "For " + (durationWords(std.get(std.get(c.alerts, "PodConfigKubeletDisagreement", {}), "for", c.kubeletDisagreementFor))) + " the exporter's copy of the readiness core on {{ $labels.instance }} and the kubelet's own signals have disagreed: {{ $labels.direction }} ({{ $labels.reason }}). Either the kubelet is stuck where the copy is not (its sources, its runtime) or the copy is wrong. The exporter's readiness (podconfig_source_ready, /readyz) stays the copy's. It carries no label \"source\": it is about the kubelet as a whole.",
        "runbook_url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigKubeletPLEGStale",
-      "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", reason=\"pleg\"} == 1\nand on (job, instance)\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
-      "for": (c.kubeletSyncLoopPausedFor),
+      "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", reason=\"pleg\"} == 1\nand on (job, instance, " + (c.nodeLabel) + ")\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletPLEGStale", {}), "for", c.kubeletSyncLoopPausedFor)),
       "labels": {
-       "severity": "critical"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletPLEGStale", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletPLEGStale", {}), "labels", {}),
       "annotations": {
        "summary": "PLEG of the kubelet on {{ $labels.instance }} has not relisted for over 3 minutes.",
-       "description": "The kubelet on {{ $labels.instance }} has reported no PLEG relist for more than 3 minutes (or none since it started) for " + (durationWords(c.kubeletSyncLoopPausedFor)) + ": \"PLEG is not healthy\", so its sync loop skips every iteration: no pod update is read, no source becomes ready, no housekeeping runs. The exporter holds its copy the same way. It carries no label \"source\": it is about the kubelet as a whole.",
+       "description": "The kubelet on {{ $labels.instance }} has reported no PLEG relist for more than 3 minutes (or none since it started) for " + (durationWords(std.get(std.get(c.alerts, "PodConfigKubeletPLEGStale", {}), "for", c.kubeletSyncLoopPausedFor))) + ": \"PLEG is not healthy\", so its sync loop skips every iteration: no pod update is read, no source becomes ready, no housekeeping runs. The exporter holds its copy the same way. It carries no label \"source\": it is about the kubelet as a whole.",
        "runbook_url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigKubeletRuntimeDown",
-      "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", reason=\"runtime\"} == 1\nand on (job, instance)\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
-      "for": (c.kubeletSyncLoopPausedFor),
+      "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", reason=\"runtime\"} == 1\nand on (job, instance, " + (c.nodeLabel) + ")\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletRuntimeDown", {}), "for", c.kubeletSyncLoopPausedFor)),
       "labels": {
-       "severity": "critical"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletRuntimeDown", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletRuntimeDown", {}), "labels", {}),
       "annotations": {
        "summary": "The kubelet on {{ $labels.instance }} has had no successful container runtime status for 30 seconds or more.",
-       "description": "For " + (durationWords(c.kubeletSyncLoopPausedFor)) + " the kubelet on {{ $labels.instance }} has made no successful runtime Status call in 30 seconds (\"container runtime is down\"), so its sync loop skips every iteration: no pod update is read, no source becomes ready, no housekeeping runs. The exporter holds its copy the same way. It carries no label \"source\": it is about the kubelet as a whole.",
+       "description": "For " + (durationWords(std.get(std.get(c.alerts, "PodConfigKubeletRuntimeDown", {}), "for", c.kubeletSyncLoopPausedFor))) + " the kubelet on {{ $labels.instance }} has made no successful runtime Status call in 30 seconds (\"container runtime is down\"), so its sync loop skips every iteration: no pod update is read, no source becomes ready, no housekeeping runs. The exporter holds its copy the same way. It carries no label \"source\": it is about the kubelet as a whole.",
        "runbook_url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
       }
      },
      {
       "alert": "PodConfigOrphanedMirrorPod",
-      "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.orphanedMirrorPodAgeThresholdSeconds)) + "\nunless on (job, instance)\npodconfig_kubelet_up{" + (c.podconfigSelector) + "} == 0\n",
+      "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.orphanedMirrorPodAgeThresholdSeconds)) + "\nunless on (job, instance, " + (c.nodeLabel) + ")\npodconfig_kubelet_up{" + (c.podconfigSelector) + "} == 0\n",
+      [if (std.get(std.get(c.alerts, "PodConfigOrphanedMirrorPod", {}), "for", null)) != null then "for"]: (std.get(std.get(c.alerts, "PodConfigOrphanedMirrorPod", {}), "for", null)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigOrphanedMirrorPod", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigOrphanedMirrorPod", {}), "labels", {}),
       "annotations": {
        "summary": "A mirror pod of a removed {{ $labels.source }} static pod lingers on {{ $labels.instance }}.",
        "description": "A mirror pod on {{ $labels.instance }} has had no static pod in the {{ $labels.source }} source for {{ $value | humanizeDuration }}. Only the kubelet's housekeeping deletes such a mirror pod, so the static pod it mirrored is most likely still running although its manifest is gone: the kubelet's housekeeping is not running.",
@@ -309,9 +311,10 @@ local single(c, runbookParts) = {
      {
       "alert": "PodConfigMirrorPodMissing",
       "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.mirrorPodMissingThresholdSeconds)),
+      [if (std.get(std.get(c.alerts, "PodConfigMirrorPodMissing", {}), "for", null)) != null then "for"]: (std.get(std.get(c.alerts, "PodConfigMirrorPodMissing", {}), "for", null)),
       "labels": {
-       "severity": "warning"
-      },
+       "severity": (std.get(std.get(c.alerts, "PodConfigMirrorPodMissing", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigMirrorPodMissing", {}), "labels", {}),
       "annotations": {
        "summary": "A {{ $labels.source }} static pod on {{ $labels.instance }} has no mirror pod in the API.",
        "description": "A static pod of the {{ $labels.source }} source on {{ $labels.instance }} has had no mirror pod in the API server for {{ $value | humanizeDuration }}. The kubelet creates one for every static pod; when the API refuses it (an admission webhook, NodeRestriction, a missing namespace or priority class) the pod may run but is invisible to kubectl, to the scheduler's accounting and to the cluster's monitoring.",
@@ -328,8 +331,33 @@ local single(c, runbookParts) = {
     "name": "podconfig-time-to-ready",
     "rules": [
      {
-      "record": "instance:podconfig_time_to_ready_seconds:or_elapsed",
-      "expr": "podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "}\nor\ntime() - podconfig_start_time_seconds{" + (c.podconfigSelector) + "}\n"
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:quantile",
+      "expr": "quantile by (job) (0.5, podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"})",
+      "labels": {
+       "quantile": "0.5"
+      }
+     },
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:quantile",
+      "expr": "quantile by (job) (0.9, podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"})",
+      "labels": {
+       "quantile": "0.9"
+      }
+     },
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:quantile",
+      "expr": "quantile by (job) (0.99, podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"})",
+      "labels": {
+       "quantile": "0.99"
+      }
+     },
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:max",
+      "expr": "max by (job) (podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"})"
+     },
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:count",
+      "expr": "count by (job, measurement) (podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + "})"
      },
      {
       "record": "job:podconfig_time_to_ready_seconds:quantile",
@@ -362,7 +390,7 @@ local single(c, runbookParts) = {
  },
  "grafanaDashboards": {
   "node-readiness.json": {
-   "timezone": "browser",
+   "timezone": "utc",
    "editable": true,
    "graphTooltip": 1,
    "fiscalYearStartMonth": 0,
@@ -385,6 +413,32 @@ local single(c, runbookParts) = {
      },
      {
       "type": "query",
+      "name": "cluster",
+      "skipUrlSync": false,
+      "multi": false,
+      "allowCustomValue": true,
+      "includeAll": true,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "datasource": {
+       "type": "prometheus",
+       "uid": "${datasource}"
+      },
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, " + (c.clusterLabel) + ")",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, " + (c.clusterLabel) + ")",
+      "refresh": 2,
+      "sort": 1,
+      "label": "Cluster",
+      "description": "Cluster (the value of the " + (c.clusterLabel) + " label); All also matches series without one",
+      "allValue": ".*",
+      "current": {
+       "text": "All",
+       "value": "$__all"
+      }
+     },
+     {
+      "type": "query",
       "name": "job",
       "skipUrlSync": false,
       "multi": false,
@@ -397,8 +451,8 @@ local single(c, runbookParts) = {
        "type": "prometheus",
        "uid": "${datasource}"
       },
-      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, job)",
-      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, job)",
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\"}, job)",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\"}, job)",
       "refresh": 2,
       "sort": 1,
       "label": "Job",
@@ -418,8 +472,8 @@ local single(c, runbookParts) = {
        "type": "prometheus",
        "uid": "${datasource}"
       },
-      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\"}, instance)",
-      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\"}, instance)",
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}, instance)",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}, instance)",
       "refresh": 2,
       "sort": 7,
       "label": "Instance",
@@ -474,7 +528,7 @@ local single(c, runbookParts) = {
       "graphMode": "none",
       "colorMode": "value",
       "justifyMode": "auto",
-      "textMode": "auto",
+      "textMode": "value_and_name",
       "wideLayout": true,
       "showPercentChange": false,
       "reduceOptions": {
@@ -501,8 +555,8 @@ local single(c, runbookParts) = {
        "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
       }
      ],
-     "title": "Time to all sources ready",
-     "description": "Seconds from the readiness clock's start to the first moment every registered source was both stored (a SET merged) and seen by the sync loop, i.e. SourcesReady.allReady(). Absent until that happens.",
+     "title": "Time to all sources ready: the kubelet",
+     "description": "The node's kubelet, from its process start (process_start_time_seconds) to its first completed housekeeping, which it runs only once every source is ready (on a 2 s tick): podconfig_kubelet_time_to_ready_seconds, read by the cross-check (--kubelet.url). exact: watched from not ready to ready, earlier by at most the error shown (one poll period plus the polls' durations). at most: an upper bound, the kubelet was already ready when the exporter first read it (it started, or restarted, later). Without the cross-check there is no kubelet figure: the copy's is beside it.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -524,7 +578,28 @@ local single(c, runbookParts) = {
         ]
        },
        "decimals": 1,
-       "noValue": "not ready yet"
+       "mappings": [
+        {
+         "type": "value",
+         "options": {
+          "-1": {
+           "text": "needs the kubelet cross-check (--kubelet.url)",
+           "color": "text",
+           "index": 0
+          },
+          "-2": {
+           "text": "not ready yet",
+           "color": "red",
+           "index": 1
+          },
+          "-3": {
+           "text": "unknown: the kubelet is not read, or its version not checked",
+           "color": "text",
+           "index": 2
+          }
+         }
+        }
+       ]
       },
       "overrides": []
      },
@@ -536,7 +611,104 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "exact",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "podconfig_kubelet_time_to_ready_error_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "earlier by at most",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"upper_bound\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "at most (ready before the first poll)",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "(\n  max(podconfig_kubelet_housekeeping_ran{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) * 0 + -2\n  or on () max(podconfig_kubelet_up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) * 0 + -3\n  or on () max(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) * 0 + -1\n)\nunless on () count(podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
+       "refId": "D",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "the kubelet",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 2
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "none",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "title": "The copy's time to ready",
+     "description": "The exporter's copy of the readiness core: seconds from its readiness clock's start to all of its sources ready (podconfig_time_to_ready_seconds). The clock starts with the exporter, so this is the copy's warm-up; after a kubelet restart the cross-check saw, it starts at the kubelet's start and this is the copy's replay. It is not the kubelet's time: that is the panel beside it.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       },
+       "decimals": 2,
+       "noValue": "not ready yet"
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 4,
+      "x": 6,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "podconfig_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -547,7 +719,7 @@ local single(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 2
+     "id": 3
     },
     {
      "type": "stat",
@@ -656,13 +828,13 @@ local single(c, runbookParts) = {
      },
      "gridPos": {
       "h": 5,
-      "w": 6,
-      "x": 6,
+      "w": 5,
+      "x": 10,
       "y": 1
      },
      "targets": [
       {
-       "expr": "podconfig_sources_ready{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_sources_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -673,7 +845,7 @@ local single(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 3
+     "id": 4
     },
     {
      "type": "stat",
@@ -737,13 +909,13 @@ local single(c, runbookParts) = {
      },
      "gridPos": {
       "h": 5,
-      "w": 6,
-      "x": 12,
+      "w": 5,
+      "x": 15,
       "y": 1
      },
      "targets": [
       {
-       "expr": "count(podconfig_source_ready{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "expr": "count(podconfig_source_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -754,7 +926,7 @@ local single(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 4
+     "id": 5
     },
     {
      "type": "stat",
@@ -799,13 +971,13 @@ local single(c, runbookParts) = {
      },
      "gridPos": {
       "h": 5,
-      "w": 6,
-      "x": 18,
+      "w": 4,
+      "x": 20,
       "y": 1
      },
      "targets": [
       {
-       "expr": "sum(podconfig_source_pods{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"})",
+       "expr": "sum(podconfig_source_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -816,7 +988,7 @@ local single(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 5
+     "id": 6
     },
     {
      "type": "state-timeline",
@@ -908,7 +1080,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_source_stored{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_source_stored{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -919,7 +1091,7 @@ local single(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_source_seen{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_source_seen{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -930,7 +1102,7 @@ local single(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_source_ready{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_source_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "C",
        "datasource": {
         "type": "prometheus",
@@ -941,7 +1113,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 6
+     "id": 7
     },
     {
      "type": "bargauge",
@@ -1020,7 +1192,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "(podconfig_source_stored_timestamp_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} > 0) - ignoring (source) group_left () podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "(podconfig_source_stored_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0) - ignoring (source) group_left () podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -1031,7 +1203,7 @@ local single(c, runbookParts) = {
        "range": false
       },
       {
-       "expr": "(podconfig_source_seen_timestamp_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} > 0) - ignoring (source) group_left () podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "(podconfig_source_seen_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0) - ignoring (source) group_left () podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -1042,7 +1214,7 @@ local single(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 7
+     "id": 8
     },
     {
      "type": "timeseries",
@@ -1082,7 +1254,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_source_pods{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_source_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -1093,12 +1265,12 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 8
+     "id": 9
     },
     {
      "type": "row",
      "collapsed": false,
-     "id": 9,
+     "id": 10,
      "panels": [],
      "title": "Update flow: sources → PodConfig → sync loop",
      "gridPos": {
@@ -1146,7 +1318,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "sum by (source, op) (rate(podconfig_source_updates_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "expr": "sum by (source, op) (rate(podconfig_source_updates_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -1157,7 +1329,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 10
+     "id": 11
     },
     {
      "type": "timeseries",
@@ -1197,7 +1369,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "sum by (source, op) (rate(podconfig_updates_dispatched_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "expr": "sum by (source, op) (rate(podconfig_updates_dispatched_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -1208,7 +1380,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 11
+     "id": 12
     },
     {
      "type": "timeseries",
@@ -1248,7 +1420,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "histogram_quantile(0.5, sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
+       "expr": "histogram_quantile(0.5, sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -1259,7 +1431,7 @@ local single(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "histogram_quantile(0.99, sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
+       "expr": "histogram_quantile(0.99, sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -1271,7 +1443,7 @@ local single(c, runbookParts) = {
        "exemplar": true
       }
      ],
-     "id": 12
+     "id": 13
     },
     {
      "type": "heatmap",
@@ -1326,7 +1498,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "expr": "sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -1339,7 +1511,7 @@ local single(c, runbookParts) = {
        "exemplar": true
       }
      ],
-     "id": 13
+     "id": 14
     },
     {
      "type": "timeseries",
@@ -1379,7 +1551,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "histogram_quantile(0.5, sum by (le) (rate(podconfig_queue_wait_seconds_bucket{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
+       "expr": "histogram_quantile(0.5, sum by (le) (rate(podconfig_queue_wait_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -1390,7 +1562,7 @@ local single(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "histogram_quantile(0.99, sum by (le) (rate(podconfig_queue_wait_seconds_bucket{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
+       "expr": "histogram_quantile(0.99, sum by (le) (rate(podconfig_queue_wait_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -1401,7 +1573,7 @@ local single(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 14
+     "id": 15
     },
     {
      "type": "timeseries",
@@ -1456,7 +1628,7 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "max(podconfig_api_watch_lag_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"})",
+       "expr": "max(podconfig_api_watch_lag_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -1467,7 +1639,7 @@ local single(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "max(podconfig_api_watch_backlog_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"})",
+       "expr": "max(podconfig_api_watch_backlog_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -1476,2256 +1648,6 @@ local single(c, runbookParts) = {
        "legendFormat": "backlog age",
        "range": true,
        "instant": false
-      }
-     ],
-     "id": 15
-    },
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 16,
-     "panels": [],
-     "title": "Housekeeping, deletions and source errors",
-     "gridPos": {
-      "x": 0,
-      "y": 47,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "ops",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigHousekeepingBlocked",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfighousekeepingblocked" + (runbookParts[1])
-      }
-     ],
-     "title": "Housekeeping run vs skipped",
-     "description": "Housekeeping ticks (kubelet: every 2 s) that ran handlePodCleanups versus ticks skipped because not all sources were ready (kubelet -v=4: 'SyncLoop (housekeeping, skipped): sources aren't ready yet').",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 48
-     },
-     "targets": [
-      {
-       "expr": "sum(rate(podconfig_housekeeping_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "run",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "sum(rate(podconfig_housekeeping_skipped_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "skipped (sources not ready)",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 17
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Deferred pod deletions",
-     "description": "Pods removed from a source whose kill was refused because the sources were not all ready (kubelet: 'skipping delete because sources aren't ready yet'), counted since the exporter started. Those pods keep running until every source is ready.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 48
-     },
-     "targets": [
-      {
-       "expr": "sum(podconfig_pod_deletions_deferred_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"})",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "deferred deletions",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 18
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "cps",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSourceErrors",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourceerrors" + (runbookParts[1])
-      }
-     ],
-     "title": "Source errors by reason",
-     "description": "Read, fetch, status, decode, watch and checkpoint failures per source. A failing http or api source sends no update, so it never becomes stored (kubernetes #15122, #88402).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 56
-     },
-     "targets": [
-      {
-       "expr": "sum by (source, reason) (rate(podconfig_source_errors_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} {{reason}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 19
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSourceStale",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
-      }
-     ],
-     "title": "Time since last success per source",
-     "description": "Seconds since each source last listed, fetched or received a watch event successfully. file and http succeed on every check (default every 20 s); the api source only on list and watch events, so it can be quiet on a calm node. Sources that never succeeded are not shown.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 56
-     },
-     "targets": [
-      {
-       "expr": "time() - (podconfig_source_last_success_timestamp_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} > 0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 20
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSourceStale",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
-      }
-     ],
-     "title": "Stale sources",
-     "description": "1 while a source has had no successful list, fetch or watch event in 3 of its periods (file: the relist period; http: the poll period plus the 10 s timeout; api: twice the minimum watch timeout). Ready or not, such a source is failing or frozen: PodConfigSourceStale.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 24,
-      "x": 0,
-      "y": 64
-     },
-     "targets": [
-      {
-       "expr": "podconfig_source_stale{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} or 0 * podconfig_source_last_success_timestamp_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 21
-    },
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 22,
-     "panels": [],
-     "title": "Kubelet cross-check (--kubelet.url) and orphaned mirror pods",
-     "gridPos": {
-      "x": 0,
-      "y": 69,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "state-timeline",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "showValue": "auto",
-      "rowHeight": 0.9,
-      "mergeValues": true,
-      "alignValue": "left",
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "single",
-       "sort": "asc"
-      },
-      "perPage": 20
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {
-        "lineWidth": 0,
-        "fillOpacity": 70
-       },
-       "unit": "bool_yes_no",
-       "mappings": [
-        {
-         "type": "value",
-         "options": {
-          "0": {
-           "text": "no",
-           "color": "red",
-           "index": 0
-          },
-          "1": {
-           "text": "yes",
-           "color": "green",
-           "index": 1
-          }
-         }
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigKubeletHousekeepingNotRunning",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
-      },
-      {
-       "title": "Runbook: PodConfigKubeletPLEGStale",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
-      },
-      {
-       "title": "Runbook: PodConfigKubeletRuntimeDown",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
-      }
-     ],
-     "title": "The kubelet's own signals",
-     "description": "What the node's kubelet /metrics says: cross-check up (the poll succeeds), housekeeping ran in its current process (HandlePodCleanups wrote its series, which it does only once all its sources are ready), and its sync loop paused (PLEG not relisted for 3 min, or no successful runtime Status for 30 s; the copy is held meanwhile). Nothing shows without --kubelet.url.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 70
-     },
-     "targets": [
-      {
-       "expr": "podconfig_kubelet_up{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "cross-check up",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_housekeeping_ran{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "housekeeping ran",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "C",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "paused: {{reason}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 23
-    },
-    {
-     "type": "state-timeline",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "showValue": "auto",
-      "rowHeight": 0.9,
-      "mergeValues": true,
-      "alignValue": "left",
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "single",
-       "sort": "asc"
-      },
-      "perPage": 20
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {
-        "lineWidth": 0,
-        "fillOpacity": 70
-       },
-       "unit": "bool_yes_no",
-       "mappings": [
-        {
-         "type": "value",
-         "options": {
-          "0": {
-           "text": "no",
-           "color": "red",
-           "index": 0
-          },
-          "1": {
-           "text": "yes",
-           "color": "green",
-           "index": 1
-          }
-         }
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigKubeletDisagreement",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
-      }
-     ],
-     "title": "Copy and kubelet disagreeing",
-     "description": "copy_ready_kubelet_not: the exporter's copy has all sources ready, the kubelet has not housekept (its sources are not ready, or its loop is paused). kubelet_ready_copy_not: the reverse. The exporter's readiness is never changed by this.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 70
-     },
-     "targets": [
-      {
-       "expr": "podconfig_kubelet_disagreement{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{direction}} ({{reason}})",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 24
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Desired pods: kubelet vs copy",
-     "description": "The kubelet's kubelet_desired_pods at its last housekeeping, static (file, http) or not (api), beside the copy's: pods stored from file and http, api pods that are not mirror pods. Informational: the kubelet counts terminated pods it still tracks.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 78
-     },
-     "targets": [
-      {
-       "expr": "podconfig_kubelet_desired_pods{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "kubelet static={{static}}",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_copy_desired_pods{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "copy static={{static}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 25
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigManifestRefused",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
-      }
-     ],
-     "title": "Refused static pod manifests",
-     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 78
-     },
-     "targets": [
-      {
-       "expr": "podconfig_manifests{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\", verdict=\"refused\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} refused",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_manifest_info{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\", reason!=\"duplicate\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{file}} ({{reason}})",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_manifest_info_overflow{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "C",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} refused or shadowed beyond the info series' cap",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 26
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigStaticPodShadowed",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
-      }
-     ],
-     "title": "Shadowed static pod manifests",
-     "description": "Manifests whose pod another manifest of the same namespace and name replaces (a .bak copy read after the real file): the kubelet runs the other one.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 86
-     },
-     "targets": [
-      {
-       "expr": "podconfig_manifests{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\", verdict=\"duplicate\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} shadowed",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_manifest_info{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\", reason=\"duplicate\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{file}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 27
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigOrphanedMirrorPod",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
-      }
-     ],
-     "title": "Orphaned and stale mirror pods",
-     "description": "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Stale: static pods whose mirror pod has another hash or is being deleted (the kubelet's pod sync replaces it; one that stays means that sync is not running). Needs the api source.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 86
-     },
-     "targets": [
-      {
-       "expr": "podconfig_orphaned_mirror_pods{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} orphaned",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_stale_mirror_pods{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} stale",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "C",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} oldest, seconds",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 28
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigMirrorPodMissing",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigmirrorpodmissing" + (runbookParts[1])
-      }
-     ],
-     "title": "Static pods without a mirror pod",
-     "description": "Seconds since the static pod of each source that has longest had no mirror pod in the API was first seen without one. The kubelet creates a mirror pod for every static pod; one that never appears was refused by the API (admission, NodeRestriction). Needs the api source.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 94
-     },
-     "targets": [
-      {
-       "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} oldest without a mirror pod",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 29
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Kubelet PLEG and restarts",
-     "description": "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, seconds since the kubelet's process started (back to 0 at each restart, which resets the copy) and restarts seen.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 94
-     },
-     "targets": [
-      {
-       "expr": "time() - podconfig_kubelet_pleg_last_seen_timestamp_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "since PLEG relist",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_pleg_relist_duration_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "relist duration",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "time() - podconfig_kubelet_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "C",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "kubelet uptime",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "increase(podconfig_kubelet_restarts_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])",
-       "refId": "D",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "restarts seen",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 30
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
-      }
-     ],
-     "title": "Kubelet polls",
-     "description": "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS), the last poll's duration and size, seconds since the last success, and the kubelet's version (1 per version).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 102
-     },
-     "targets": [
-      {
-       "expr": "sum(rate(podconfig_kubelet_polls_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "polls/s",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "sum by (reason) (rate(podconfig_kubelet_poll_errors_total{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "failed/s {{reason}}",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_poll_duration_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "C",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "last poll, s",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_poll_response_bytes{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} / 1024",
-       "refId": "D",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "last answer, KiB",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "time() - podconfig_kubelet_last_success_timestamp_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "E",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "since last success, s",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_info{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "F",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "kubelet {{version}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 31
-    }
-   ]
-  },
-  "fleet-readiness.json": {
-   "timezone": "browser",
-   "editable": true,
-   "graphTooltip": 1,
-   "fiscalYearStartMonth": 0,
-   "schemaVersion": 42,
-   "templating": {
-    "list": [
-     {
-      "type": "datasource",
-      "name": "datasource",
-      "skipUrlSync": false,
-      "multi": false,
-      "allowCustomValue": true,
-      "includeAll": false,
-      "auto": false,
-      "auto_min": "10s",
-      "auto_count": 30,
-      "label": "Data source",
-      "description": "Prometheus that scrapes podconfig-exporter",
-      "query": "prometheus"
-     },
-     {
-      "type": "query",
-      "name": "job",
-      "skipUrlSync": false,
-      "multi": true,
-      "allowCustomValue": true,
-      "includeAll": true,
-      "auto": false,
-      "auto_min": "10s",
-      "auto_count": 30,
-      "datasource": {
-       "type": "prometheus",
-       "uid": "${datasource}"
-      },
-      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, job)",
-      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, job)",
-      "refresh": 2,
-      "sort": 1,
-      "label": "Job",
-      "description": "Prometheus job scraping podconfig-exporter",
-      "allValue": ".*"
-     },
-     {
-      "type": "query",
-      "name": "instance",
-      "skipUrlSync": false,
-      "multi": true,
-      "allowCustomValue": true,
-      "includeAll": true,
-      "auto": false,
-      "auto_min": "10s",
-      "auto_count": 30,
-      "datasource": {
-       "type": "prometheus",
-       "uid": "${datasource}"
-      },
-      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\"}, instance)",
-      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\"}, instance)",
-      "refresh": 2,
-      "sort": 7,
-      "label": "Instance",
-      "description": "Exporters (nodes) to include",
-      "allValue": ".*",
-      "current": {
-       "text": "All",
-       "value": "$__all"
-      }
-     }
-    ]
-   },
-   "annotations": {},
-   "title": "podconfig-exporter / Fleet readiness",
-   "uid": "podconfig-fleet-readiness",
-   "description": "Pod config source readiness across all nodes running podconfig-exporter: who is not ready, how long startups take, which sources are stuck.",
-   "tags": c.grafanaDashboardTags,
-   "time": {
-    "from": "now-6h",
-    "to": "now"
-   },
-   "refresh": "1m",
-   "links": [
-    {
-     "title": "Node readiness",
-     "type": "link",
-     "icon": "dashboard",
-     "tooltip": "One node: per-source state and update flow",
-     "tags": [],
-     "asDropdown": false,
-     "placement": "inControlsMenu",
-     "targetBlank": false,
-     "includeVars": true,
-     "keepTime": true,
-     "url": "/d/podconfig-node-readiness"
-    }
-   ],
-   "panels": [
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 1,
-     "panels": [],
-     "title": "Now",
-     "gridPos": {
-      "x": 0,
-      "y": 0,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "background",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSourceNotReadyFleetWide",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcenotreadyfleetwide" + (runbookParts[1])
-      },
-      {
-       "title": "Runbook: PodConfigSourceNotReady",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
-      }
-     ],
-     "title": "Nodes not ready",
-     "description": "Exporters whose sources are not all ready right now (SourcesReady.allReady() false). On such a node the kubelet skips housekeeping and refuses to kill removed pods.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": 1,
-          "color": "red"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 0,
-      "y": 1
-     },
-     "targets": [
-      {
-       "expr": "count(podconfig_sources_ready{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 2
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "none",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigExporterAbsent",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
-      }
-     ],
-     "title": "Nodes reporting",
-     "description": "Exporters currently exposing podconfig metrics.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "red"
-         },
-         {
-          "value": 1,
-          "color": "green"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 6,
-      "y": 1
-     },
-     "targets": [
-      {
-       "expr": "count(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}) or vector(0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 3
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "background",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigExporterDown",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigexporterdown" + (runbookParts[1])
-      },
-      {
-       "title": "Runbook: PodConfigExporterAbsent",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
-      }
-     ],
-     "title": "Exporters down",
-     "description": "Scrape targets of the selected job that failed their last scrape (up == 0). Their readiness is unknown.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": 1,
-          "color": "red"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 12,
-      "y": 1
-     },
-     "targets": [
-      {
-       "expr": "count(up{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 4
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "value",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSlowStartup",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
-      }
-     ],
-     "title": "Fleet p90 time to ready",
-     "description": "90th percentile of time to all sources ready across the job's nodes, from the recording rule job:podconfig_time_to_ready_seconds:quantile (ignores the instance filter).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "s",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
-          "color": "red"
-         }
-        ]
-       },
-       "decimals": 1
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 18,
-      "y": 1
-     },
-     "targets": [
-      {
-       "expr": "max(job:podconfig_time_to_ready_seconds:quantile{job=~\"$job\", quantile=\"0.9\"})",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 5
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0,
-       "links": [
-        {
-         "title": "Node readiness for ${__field.labels.instance}",
-         "type": "link",
-         "icon": "",
-         "tooltip": "",
-         "tags": [],
-         "asDropdown": false,
-         "placement": "inControlsMenu",
-         "targetBlank": false,
-         "includeVars": false,
-         "keepTime": false,
-         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "title": "Nodes not ready: time waited, longest 20",
-     "description": "Seconds each node has been waiting for all its sources to be ready (SourcesReady.allReady() false since the exporter started), for the 20 nodes waiting longest at each moment. A ready node leaves the panel, so it stays readable at thousands of nodes; 'Nodes not ready' above counts them all.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 24,
-      "x": 0,
-      "y": 6
-     },
-     "targets": [
-      {
-       "expr": "topk(20, (time() - podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}) and on (job, instance) (max by (job, instance) (podconfig_sources_ready{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}) == 0))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{instance}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 6
-    },
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 7,
-     "panels": [],
-     "title": "Time to ready",
-     "gridPos": {
-      "x": 0,
-      "y": 14,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Time to ready across the fleet",
-     "description": "Quantiles and maximum of time to all sources ready across the job's nodes (recording rules job:podconfig_time_to_ready_seconds:*; they ignore the instance filter). Each node counts with its latest start, so the lines move as nodes restart.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 9,
-      "w": 8,
-      "x": 0,
-      "y": 15
-     },
-     "targets": [
-      {
-       "expr": "job:podconfig_time_to_ready_seconds:quantile{job=~\"$job\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "p{{quantile}} {{job}}",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "job:podconfig_time_to_ready_seconds:max{job=~\"$job\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "max {{job}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 8
-    },
-    {
-     "type": "histogram",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "bucketCount": 30,
-      "bucketOffset": 0,
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "single",
-       "sort": "asc"
-      },
-      "combine": true
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {
-        "lineWidth": 1,
-        "fillOpacity": 80,
-        "gradientMode": "none"
-       },
-       "unit": "s"
-      },
-      "overrides": []
-     },
-     "title": "Time to ready: distribution across nodes",
-     "description": "How many nodes took how long to become ready, for each node's latest start. Nodes not ready yet are not counted (see 'Slowest nodes').",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 9,
-      "w": 8,
-      "x": 8,
-      "y": 15
-     },
-     "targets": [
-      {
-       "expr": "podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{instance}}",
-       "instant": true,
-       "range": false,
-       "format": "table"
-      }
-     ],
-     "id": 9
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0,
-       "links": [
-        {
-         "title": "Node readiness for ${__field.labels.instance}",
-         "type": "link",
-         "icon": "",
-         "tooltip": "",
-         "tags": [],
-         "asDropdown": false,
-         "placement": "inControlsMenu",
-         "targetBlank": false,
-         "includeVars": false,
-         "keepTime": false,
-         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "title": "Time to ready per node, across restarts",
-     "description": "Each node's time to all sources ready; the line steps whenever the exporter restarted and measured a new start.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 9,
-      "w": 8,
-      "x": 16,
-      "y": 15
-     },
-     "targets": [
-      {
-       "expr": "topk(10, podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"})",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{instance}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 10
-    },
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 11,
-     "panels": [],
-     "title": "Slow and stuck",
-     "gridPos": {
-      "x": 0,
-      "y": 24,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "bargauge",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "displayMode": "basic",
-      "valueMode": "color",
-      "namePlacement": "auto",
-      "showUnfilled": true,
-      "sizing": "auto",
-      "minVizWidth": 8,
-      "minVizHeight": 16,
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": false,
-       "calcs": []
-      },
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "maxVizHeight": 300,
-      "orientation": "horizontal"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSlowStartup",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
-      }
-     ],
-     "title": "Slowest nodes",
-     "description": "Top 10 nodes by time to all sources ready, or, for nodes not ready yet, by the time waited so far (recording rule instance:podconfig_time_to_ready_seconds:or_elapsed).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "s",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
-          "color": "red"
-         }
-        ]
-       },
-       "min": 0,
-       "decimals": 1,
-       "links": [
-        {
-         "title": "Node readiness for ${__field.labels.instance}",
-         "type": "link",
-         "icon": "",
-         "tooltip": "",
-         "tags": [],
-         "asDropdown": false,
-         "placement": "inControlsMenu",
-         "targetBlank": false,
-         "includeVars": false,
-         "keepTime": false,
-         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 9,
-      "w": 8,
-      "x": 0,
-      "y": 25
-     },
-     "targets": [
-      {
-       "expr": "topk(10, instance:podconfig_time_to_ready_seconds:or_elapsed{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"})",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{instance}}",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 12
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Stuck sources by source",
-     "description": "Number of nodes on which each source is registered but not ready (not both stored and seen). A whole-fleet http line usually means the manifest URL is not served (#15122); an api line, an unreachable API server (#88402).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 9,
-      "w": 8,
-      "x": 8,
-      "y": 25
-     },
-     "targets": [
-      {
-       "expr": "count by (source) (podconfig_source_ready{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} == 0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 13
-    },
-    {
-     "type": "table",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "frameIndex": 0,
-      "showHeader": true,
-      "showTypeIcons": false,
-      "footer": {
-       "show": false,
-       "reducer": [],
-       "countRows": false
-      },
-      "cellHeight": "sm"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {
-        "align": "auto",
-        "inspect": false
-       },
-       "unit": "s",
-       "links": [
-        {
-         "title": "Node readiness for ${__data.fields.instance}",
-         "type": "link",
-         "icon": "",
-         "tooltip": "",
-         "tags": [],
-         "asDropdown": false,
-         "placement": "inControlsMenu",
-         "targetBlank": false,
-         "includeVars": false,
-         "keepTime": false,
-         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&${__url_time_range}"
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSourceNotReady",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
-      }
-     ],
-     "title": "Stuck sources",
-     "description": "The (node, source) pairs that are not ready, with the seconds since that exporter started waiting: the 50 waiting longest.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 9,
-      "w": 8,
-      "x": 16,
-      "y": 25
-     },
-     "targets": [
-      {
-       "expr": "topk(50, (podconfig_source_ready{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} == 0) + on (job, instance) group_left () (time() - podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false,
-       "format": "table"
-      }
-     ],
-     "id": 14
-    },
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 15,
-     "panels": [],
-     "title": "Restarts",
-     "gridPos": {
-      "x": 0,
-      "y": 34,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "bargauge",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "displayMode": "basic",
-      "valueMode": "color",
-      "namePlacement": "auto",
-      "showUnfilled": true,
-      "sizing": "auto",
-      "minVizWidth": 8,
-      "minVizHeight": 16,
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": false,
-       "calcs": []
-      },
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "maxVizHeight": 300,
-      "orientation": "horizontal"
-     },
-     "title": "Exporter restarts in the time range",
-     "description": "How often each exporter restarted (a new podconfig_start_time_seconds) in the dashboard's time range. Every restart (node reboot or exporter restart) starts a new readiness measurement.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": 1,
-          "color": "yellow"
-         }
-        ]
-       },
-       "min": 0,
-       "noValue": "no restarts",
-       "links": [
-        {
-         "title": "Node readiness for ${__field.labels.instance}",
-         "type": "link",
-         "icon": "",
-         "tooltip": "",
-         "tags": [],
-         "asDropdown": false,
-         "placement": "inControlsMenu",
-         "targetBlank": false,
-         "includeVars": false,
-         "keepTime": false,
-         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 7,
-      "w": 24,
-      "x": 0,
-      "y": 35
-     },
-     "targets": [
-      {
-       "expr": "topk(20, changes(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}[$__range]) > 0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{instance}}",
-       "instant": true,
-       "range": false
       }
      ],
      "id": 16
@@ -3735,1892 +1657,6 @@ local single(c, runbookParts) = {
      "collapsed": false,
      "id": 17,
      "panels": [],
-     "title": "Kubelet cross-check",
-     "gridPos": {
-      "x": 0,
-      "y": 42,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "background",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigKubeletHousekeepingNotRunning",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
-      }
-     ],
-     "title": "Kubelets not housekeeping",
-     "description": "Nodes whose kubelet has not run housekeeping since it started (the series only HandlePodCleanups writes are missing): by its own word its sources are not all ready, or its loop is paused. Needs --kubelet.url.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": 1,
-          "color": "red"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 0,
-      "y": 43
-     },
-     "targets": [
-      {
-       "expr": "count(podconfig_kubelet_housekeeping_ran{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 18
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "background",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigKubeletPLEGStale",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
-      },
-      {
-       "title": "Runbook: PodConfigKubeletRuntimeDown",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
-      }
-     ],
-     "title": "Kubelet sync loops paused",
-     "description": "Nodes whose kubelet skips every sync loop iteration: PLEG not relisted for 3 minutes, or no successful container runtime Status for 30 s.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": 1,
-          "color": "red"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 6,
-      "y": 43
-     },
-     "targets": [
-      {
-       "expr": "count(max by (job, instance) (podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}) == 1) or vector(0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 19
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "background",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigKubeletDisagreement",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
-      }
-     ],
-     "title": "Copy and kubelet disagreeing",
-     "description": "Nodes where the exporter's copy and the kubelet's own signals disagree on readiness (either direction).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": 1,
-          "color": "red"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 12,
-      "y": 43
-     },
-     "targets": [
-      {
-       "expr": "count(max by (job, instance) (podconfig_kubelet_disagreement{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}) == 1) or vector(0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 20
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "background",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
-      }
-     ],
-     "title": "Cross-checks failing",
-     "description": "Exporters whose last poll of the kubelet's /metrics failed: their kubelet's signals are unknown (podconfig_kubelet_poll_errors_total says why).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": 1,
-          "color": "red"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 18,
-      "y": 43
-     },
-     "targets": [
-      {
-       "expr": "count(podconfig_kubelet_up{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 21
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigOrphanedMirrorPod",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
-      }
-     ],
-     "title": "Orphaned mirror pods by node",
-     "description": "Mirror pods whose static pod is gone, per node and source. Only the kubelet's housekeeping deletes them.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 24,
-      "x": 0,
-      "y": 48
-     },
-     "targets": [
-      {
-       "expr": "podconfig_orphaned_mirror_pods{" + (c.podconfigSelector) + ", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{instance}} {{source}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 22
-    }
-   ]
-  }
- }
-};
-local multi(c, runbookParts) = {
- "prometheusAlerts": {
-  "groups": [
-   {
-    "name": "podconfig-exporter",
-    "rules": [
-     {
-      "alert": "PodConfigExporterDown",
-      "expr": "up{" + (c.podconfigSelector) + "} == 0",
-      "for": (c.exporterDownFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "podconfig-exporter on {{ $labels.instance }} cannot be scraped.",
-       "description": "Prometheus has failed to scrape podconfig-exporter on {{ $labels.instance }} for " + (durationWords(c.exporterDownFor)) + ", so the readiness of that node's pod config sources is unknown and no other podconfig alert can fire for it.",
-       "runbook_url": (runbookParts[0]) + "podconfigexporterdown" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigExporterAbsent",
-      "expr": "absent(up{" + (c.podconfigSelector) + "})",
-      "for": (c.exporterAbsentFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "Prometheus has no podconfig-exporter target.",
-       "description": "No target of job {{ $labels.job }} has been discovered for " + (durationWords(c.exporterAbsentFor)) + ": the exporter is not deployed, its service discovery stopped matching, or the scrape job has another name. No podconfig alert can fire.",
-       "runbook_url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
-      }
-     }
-    ]
-   },
-   {
-    "name": "podconfig-readiness",
-    "rules": [
-     {
-      "alert": "PodConfigSourceNotReady",
-      "expr": "max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\nand on (" + (c.clusterLabel) + ", job, instance)\ntime() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n",
-      "for": (c.sourceNotReadyFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "Pod config source {{ $labels.source }} is not ready on {{ $labels.instance }}.",
-       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has not been both stored (a snapshot merged) and seen (dispatched by the sync loop) more than " + (durationWords(c.startupGracePeriod)) + " after start. Until it is, the kubelet skips housekeeping and refuses to kill pods removed from any source.",
-       "runbook_url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigNoSourceReady",
-      "expr": "max by (" + (c.clusterLabel) + ", job, instance) (max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "])) == 0\nand on (" + (c.clusterLabel) + ", job, instance)\ntime() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n",
-      "for": (c.sourceNotReadyFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "No pod config source is ready on {{ $labels.instance }}.",
-       "description": "None of the sources registered on {{ $labels.instance }} ({{ range $i, $s := printf \"podconfig_source_registered{" + (c.clusterLabel) + "=%q,job=%q,instance=%q}\" $labels." + (c.clusterLabel) + " $labels.job $labels.instance | query | sortByLabel \"source\" }}{{ if $i }}, {{ end }}{{ $s.Labels.source }}{{ end }}) has been both stored and seen more than " + (durationWords(c.startupGracePeriod)) + " after start: the node has not received its pod configuration from any source, housekeeping is skipped and removed pods are not killed.",
-       "runbook_url": (runbookParts[0]) + "podconfignosourceready" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigSourceStoredNotSeen",
-      "expr": "max_over_time(podconfig_source_stored{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\nand on (" + (c.clusterLabel) + ", job, instance, source)\nmax_over_time(podconfig_source_seen{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n",
-      "for": (c.storedNotSeenFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "The sync loop has not dispatched the {{ $labels.source }} source on {{ $labels.instance }}.",
-       "description": "Pod storage on {{ $labels.instance }} merged a snapshot from the {{ $labels.source }} source more than " + (durationWords(c.storedNotSeenFor)) + " ago, but the sync loop has not dispatched any of its updates: the loop is stalled (a handler that does not return, or a blocked queue), so the source never becomes ready.",
-       "runbook_url": (runbookParts[0]) + "podconfigsourcestorednotseen" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigHousekeepingBlocked",
-      "expr": "(\n  increase(podconfig_pod_deletions_deferred_total{" + (c.podconfigSelector) + "}[10m]) > 0\n  or\n  (\n    increase(podconfig_housekeeping_skipped_total{" + (c.podconfigSelector) + "}[5m]) > 0\n    and on (" + (c.clusterLabel) + ", job, instance)\n    time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n  )\n)\nand on (" + (c.clusterLabel) + ", job, instance)\nmax_over_time(podconfig_sources_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n",
-      "for": (c.housekeepingBlockedFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "Housekeeping and pod deletions are blocked on {{ $labels.instance }}.",
-       "description": "The sources on {{ $labels.instance }} are not all ready (not ready: {{ range $i, $s := printf \"podconfig_source_ready{" + (c.clusterLabel) + "=%q,job=%q,instance=%q} == 0\" $labels." + (c.clusterLabel) + " $labels.job $labels.instance | query | sortByLabel \"source\" }}{{ if $i }}, {{ end }}{{ $s.Labels.source }}{{ end }}), so the kubelet skips housekeeping and refuses to kill pods removed from a source: deleted static pods keep running and orphaned pods are not cleaned up.",
-       "runbook_url": (runbookParts[0]) + "podconfighousekeepingblocked" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigSlowStartup",
-      "expr": "last_over_time(podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.slowStartupThresholdSeconds)) + "\nand on (" + (c.clusterLabel) + ", job, instance)\ntime() - last_over_time(podconfig_sources_ready_timestamp_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) < " + (formatNumber(durationSeconds(c.slowStartupClearAfter))) + "\n",
-      "labels": {
-       "severity": "info"
-      },
-      "annotations": {
-       "summary": "{{ $labels.instance }} took {{ $value | humanizeDuration }} until all pod config sources were ready.",
-       "description": "{{ $labels.instance }} needed {{ $value | humanizeDuration }} (more than " + (durationWords(formatNumber(c.slowStartupThresholdSeconds) + 's')) + ") from start until every source was stored and seen; the last source to be seen was {{ with printf \"topk(1, podconfig_source_seen_timestamp_seconds{" + (c.clusterLabel) + "=%q,job=%q,instance=%q})\" $labels." + (c.clusterLabel) + " $labels.job $labels.instance | query }}{{ . | first | label \"source\" }}{{ end }}. During that time housekeeping was skipped and pod deletions were deferred. This alert clears " + (durationWords(c.slowStartupClearAfter)) + " after the node became ready.",
-       "runbook_url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
-      }
-     }
-    ]
-   },
-   {
-    "name": "podconfig-sources",
-    "rules": [
-     {
-      "alert": "PodConfigSourceErrors",
-      "expr": "rate(podconfig_source_errors_total{" + (c.podconfigSelector) + "}[5m]) > 0\nunless on (" + (c.clusterLabel) + ", job, instance, source)\ntime() - podconfig_source_last_success_timestamp_seconds{" + (c.podconfigSelector) + "} < 300\n",
-      "for": (c.sourceErrorsFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "Pod config source {{ $labels.source }} keeps failing on {{ $labels.instance }} ({{ $labels.reason }}).",
-       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has been failing with reason {{ $labels.reason }} for at least " + (durationWords(c.sourceErrorsFor)) + ", without a success in the last 5 minutes. A failed list or fetch sends no update: a source that was never stored keeps the node not ready, and one that was keeps the pods of its last good snapshot.",
-       "runbook_url": (runbookParts[0]) + "podconfigsourceerrors" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigApiWatchBehind",
-      "expr": "max_over_time(podconfig_api_watch_backlog_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.apiWatchBehindThresholdSeconds)),
-      "for": (c.apiWatchBehindFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "The {{ $labels.source }} source on {{ $labels.instance }} is behind its watch stream.",
-       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had watch events waiting for more than " + (formatNumber(c.apiWatchBehindThresholdSeconds)) + " seconds, continuously, for " + (durationWords(c.apiWatchBehindFor)) + " ({{ $value | humanizeDuration }} now). Changes to the node's pods in the API reach the sync loop that late, and the readiness this exporter reports is that old.",
-       "runbook_url": (runbookParts[0]) + "podconfigapiwatchbehind" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigManifestRefused",
-      "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason!=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
-      "for": (c.manifestVerdictFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
-       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse, invalid or policy) and has for " + (durationWords(c.manifestVerdictFor)) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
-       "runbook_url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigStaticPodShadowed",
-      "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
-      "for": (c.manifestVerdictFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "Static pod manifest {{ $labels.file }} on {{ $labels.instance }} is shadowed by another manifest of the same pod.",
-       "description": "{{ $labels.file }} in the {{ $labels.source }} source on {{ $labels.instance }} decodes to a pod whose namespace and name another manifest also has, and the kubelet runs the other one (its relist keeps the last file in name order: a kube-apiserver.yaml.bak copy wins over kube-apiserver.yaml), for " + (durationWords(c.manifestVerdictFor)) + ". Edits to this file have no effect.",
-       "runbook_url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigSourceStale",
-      "expr": "max_over_time(podconfig_source_stale{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1",
-      "for": (c.sourceStaleFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "Pod config source {{ $labels.source }} on {{ $labels.instance }} has stopped succeeding.",
-       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had no successful list, fetch or watch event in 3 of its periods (relist, poll or longest watch), and for " + (durationWords(c.sourceStaleFor)) + " more. Ready or not, it is failing or frozen: the kubelet works from the last snapshot it got, or from an empty one (a static pod directory it cannot list, a manifest URL answering an empty body), and changes to the source are not applied.",
-       "runbook_url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
-      }
-     }
-    ]
-   },
-   {
-    "name": "podconfig-fleet",
-    "rules": [
-     {
-      "alert": "PodConfigSourceNotReadyFleetWide",
-      "expr": "count by (" + (c.clusterLabel) + ", job, source) (\n  max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n  and on (" + (c.clusterLabel) + ", job, instance)\n  time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n) >= " + (formatNumber(c.fleetNotReadyMinNodes)) + "\nand on (" + (c.clusterLabel) + ", job, source)\ncount by (" + (c.clusterLabel) + ", job, source) (\n  max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n  and on (" + (c.clusterLabel) + ", job, instance)\n  time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n)\n/ on (" + (c.clusterLabel) + ", job, source)\ncount by (" + (c.clusterLabel) + ", job, source) (max_over_time(podconfig_source_registered{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]))\n>= " + (formatNumber(c.fleetNotReadyFraction)) + "\n",
-      "for": (c.fleetNotReadyFor),
-      "labels": {
-       "severity": "critical"
-      },
-      "annotations": {
-       "summary": "{{ $value }} nodes of {{ $labels.job }} are stuck on the {{ $labels.source }} pod config source.",
-       "description": "{{ $value }} nodes of {{ $labels.job }} (at least " + (formatNumber(c.fleetNotReadyMinNodes)) + " and " + (std.toString(std.floor(c.fleetNotReadyFraction * 100 + 0.5)) + '%') + " of those with the {{ $labels.source }} source) have had their {{ $labels.source }} source not ready since the start-up grace period ended: one cause across the fleet, such as a manifest URL that is not served or an API server the nodes cannot reach. Until it is fixed those nodes skip housekeeping and do not kill removed pods. The per-node alerts for this source are inhibited while this one fires.",
-       "runbook_url": (runbookParts[0]) + "podconfigsourcenotreadyfleetwide" + (runbookParts[1])
-      }
-     }
-    ]
-   },
-   {
-    "name": "podconfig-kubelet",
-    "rules": [
-     {
-      "alert": "PodConfigKubeletCrossCheckFailing",
-      "expr": "max_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0",
-      "for": (c.kubeletCrossCheckFailingFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "podconfig-exporter on {{ $labels.instance }} cannot read the kubelet's /metrics.",
-       "description": "Every poll of the kubelet's /metrics by podconfig-exporter on {{ $labels.instance }} has failed for " + (durationWords(c.kubeletCrossCheckFailingFor)) + " (podconfig_kubelet_poll_errors_total says why: unauthorized, forbidden, fetch, parse...). The kubelet's restarts, paused sync loop and housekeeping are unknown meanwhile, and the other kubelet alerts cannot fire. It carries no label \"source\": it is about the kubelet as a whole.",
-       "runbook_url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigKubeletHousekeepingNotRunning",
-      "expr": "podconfig_kubelet_housekeeping_ran{" + (c.podconfigSelector) + "} == 0\nand on (" + (c.clusterLabel) + ", job, instance)\ntime() - podconfig_kubelet_start_time_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(durationSeconds(c.kubeletHousekeepingGracePeriod))) + "\nand on (" + (c.clusterLabel) + ", job, instance)\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
-      "for": (c.kubeletHousekeepingNotRunningFor),
-      "labels": {
-       "severity": "critical"
-      },
-      "annotations": {
-       "summary": "The kubelet on {{ $labels.instance }} has not completed housekeeping since it started.",
-       "description": "The kubelet on {{ $labels.instance }} started more than " + (durationWords(c.kubeletHousekeepingGracePeriod)) + " ago and has still not completed a housekeeping (HandlePodCleanups has written none of its series): by its own word, not all of its pod sources are ready, or its sync loop is paused, or every housekeeping fails before its end (listing the pod cgroups or the runtime's pods; the kubelet logs \"Failed cleaning pods\"). Removed pods keep running and orphaned mirror pods are not deleted. It carries no label \"source\": it is about the kubelet as a whole.",
-       "runbook_url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigKubeletDisagreement",
-      "expr": "podconfig_kubelet_disagreement{" + (c.podconfigSelector) + "} == 1\nand on (" + (c.clusterLabel) + ", job, instance)\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
-      "for": (c.kubeletDisagreementFor),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "podconfig-exporter and the kubelet on {{ $labels.instance }} disagree on readiness ({{ $labels.direction }}).",
-       "description": "For " + (durationWords(c.kubeletDisagreementFor)) + " the exporter's copy of the readiness core on {{ $labels.instance }} and the kubelet's own signals have disagreed: {{ $labels.direction }} ({{ $labels.reason }}). Either the kubelet is stuck where the copy is not (its sources, its runtime) or the copy is wrong. The exporter's readiness (podconfig_source_ready, /readyz) stays the copy's. It carries no label \"source\": it is about the kubelet as a whole.",
-       "runbook_url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigKubeletPLEGStale",
-      "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", reason=\"pleg\"} == 1\nand on (" + (c.clusterLabel) + ", job, instance)\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
-      "for": (c.kubeletSyncLoopPausedFor),
-      "labels": {
-       "severity": "critical"
-      },
-      "annotations": {
-       "summary": "PLEG of the kubelet on {{ $labels.instance }} has not relisted for over 3 minutes.",
-       "description": "The kubelet on {{ $labels.instance }} has reported no PLEG relist for more than 3 minutes (or none since it started) for " + (durationWords(c.kubeletSyncLoopPausedFor)) + ": \"PLEG is not healthy\", so its sync loop skips every iteration: no pod update is read, no source becomes ready, no housekeeping runs. The exporter holds its copy the same way. It carries no label \"source\": it is about the kubelet as a whole.",
-       "runbook_url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigKubeletRuntimeDown",
-      "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", reason=\"runtime\"} == 1\nand on (" + (c.clusterLabel) + ", job, instance)\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
-      "for": (c.kubeletSyncLoopPausedFor),
-      "labels": {
-       "severity": "critical"
-      },
-      "annotations": {
-       "summary": "The kubelet on {{ $labels.instance }} has had no successful container runtime status for 30 seconds or more.",
-       "description": "For " + (durationWords(c.kubeletSyncLoopPausedFor)) + " the kubelet on {{ $labels.instance }} has made no successful runtime Status call in 30 seconds (\"container runtime is down\"), so its sync loop skips every iteration: no pod update is read, no source becomes ready, no housekeeping runs. The exporter holds its copy the same way. It carries no label \"source\": it is about the kubelet as a whole.",
-       "runbook_url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigOrphanedMirrorPod",
-      "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.orphanedMirrorPodAgeThresholdSeconds)) + "\nunless on (" + (c.clusterLabel) + ", job, instance)\npodconfig_kubelet_up{" + (c.podconfigSelector) + "} == 0\n",
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "A mirror pod of a removed {{ $labels.source }} static pod lingers on {{ $labels.instance }}.",
-       "description": "A mirror pod on {{ $labels.instance }} has had no static pod in the {{ $labels.source }} source for {{ $value | humanizeDuration }}. Only the kubelet's housekeeping deletes such a mirror pod, so the static pod it mirrored is most likely still running although its manifest is gone: the kubelet's housekeeping is not running.",
-       "runbook_url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
-      }
-     },
-     {
-      "alert": "PodConfigMirrorPodMissing",
-      "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.mirrorPodMissingThresholdSeconds)),
-      "labels": {
-       "severity": "warning"
-      },
-      "annotations": {
-       "summary": "A {{ $labels.source }} static pod on {{ $labels.instance }} has no mirror pod in the API.",
-       "description": "A static pod of the {{ $labels.source }} source on {{ $labels.instance }} has had no mirror pod in the API server for {{ $value | humanizeDuration }}. The kubelet creates one for every static pod; when the API refuses it (an admission webhook, NodeRestriction, a missing namespace or priority class) the pod may run but is invisible to kubectl, to the scheduler's accounting and to the cluster's monitoring.",
-       "runbook_url": (runbookParts[0]) + "podconfigmirrorpodmissing" + (runbookParts[1])
-      }
-     }
-    ]
-   }
-  ]
- },
- "prometheusRules": {
-  "groups": [
-   {
-    "name": "podconfig-time-to-ready",
-    "rules": [
-     {
-      "record": "instance:podconfig_time_to_ready_seconds:or_elapsed",
-      "expr": "podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "}\nor\ntime() - podconfig_start_time_seconds{" + (c.podconfigSelector) + "}\n"
-     },
-     {
-      "record": "job:podconfig_time_to_ready_seconds:quantile",
-      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.5, podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "})",
-      "labels": {
-       "quantile": "0.5"
-      }
-     },
-     {
-      "record": "job:podconfig_time_to_ready_seconds:quantile",
-      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.9, podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "})",
-      "labels": {
-       "quantile": "0.9"
-      }
-     },
-     {
-      "record": "job:podconfig_time_to_ready_seconds:quantile",
-      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.99, podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "})",
-      "labels": {
-       "quantile": "0.99"
-      }
-     },
-     {
-      "record": "job:podconfig_time_to_ready_seconds:max",
-      "expr": "max by (" + (c.clusterLabel) + ", job) (podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "})"
-     }
-    ]
-   }
-  ]
- },
- "grafanaDashboards": {
-  "node-readiness.json": {
-   "timezone": "browser",
-   "editable": true,
-   "graphTooltip": 1,
-   "fiscalYearStartMonth": 0,
-   "schemaVersion": 42,
-   "templating": {
-    "list": [
-     {
-      "type": "datasource",
-      "name": "datasource",
-      "skipUrlSync": false,
-      "multi": false,
-      "allowCustomValue": true,
-      "includeAll": false,
-      "auto": false,
-      "auto_min": "10s",
-      "auto_count": 30,
-      "label": "Data source",
-      "description": "Prometheus that scrapes podconfig-exporter",
-      "query": "prometheus"
-     },
-     {
-      "type": "query",
-      "name": (c.clusterLabel),
-      "skipUrlSync": false,
-      "multi": false,
-      "allowCustomValue": true,
-      "includeAll": false,
-      "auto": false,
-      "auto_min": "10s",
-      "auto_count": 30,
-      "datasource": {
-       "type": "prometheus",
-       "uid": "${datasource}"
-      },
-      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, " + (c.clusterLabel) + ")",
-      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, " + (c.clusterLabel) + ")",
-      "refresh": 2,
-      "sort": 1,
-      "label": "Cluster",
-      "description": "Cluster (the value of the configured cluster label)"
-     },
-     {
-      "type": "query",
-      "name": "job",
-      "skipUrlSync": false,
-      "multi": false,
-      "allowCustomValue": true,
-      "includeAll": false,
-      "auto": false,
-      "auto_min": "10s",
-      "auto_count": 30,
-      "datasource": {
-       "type": "prometheus",
-       "uid": "${datasource}"
-      },
-      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\"}, job)",
-      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\"}, job)",
-      "refresh": 2,
-      "sort": 1,
-      "label": "Job",
-      "description": "Prometheus job scraping podconfig-exporter"
-     },
-     {
-      "type": "query",
-      "name": "instance",
-      "skipUrlSync": false,
-      "multi": false,
-      "allowCustomValue": true,
-      "includeAll": false,
-      "auto": false,
-      "auto_min": "10s",
-      "auto_count": 30,
-      "datasource": {
-       "type": "prometheus",
-       "uid": "${datasource}"
-      },
-      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}, instance)",
-      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}, instance)",
-      "refresh": 2,
-      "sort": 7,
-      "label": "Instance",
-      "description": "Exporter (node) to show"
-     }
-    ]
-   },
-   "annotations": {},
-   "title": "podconfig-exporter / Node readiness",
-   "uid": "podconfig-node-readiness",
-   "description": "One node's pod config sources and the kubelet's SourcesReady gate, as reproduced by podconfig-exporter.",
-   "tags": c.grafanaDashboardTags,
-   "time": {
-    "from": "now-1h",
-    "to": "now"
-   },
-   "refresh": "30s",
-   "links": [
-    {
-     "title": "Fleet readiness",
-     "type": "link",
-     "icon": "dashboard",
-     "tooltip": "All nodes: who is not ready, slowest starts",
-     "tags": [],
-     "asDropdown": false,
-     "placement": "inControlsMenu",
-     "targetBlank": false,
-     "includeVars": true,
-     "keepTime": true,
-     "url": "/d/podconfig-fleet-readiness"
-    }
-   ],
-   "panels": [
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 1,
-     "panels": [],
-     "title": "Readiness",
-     "gridPos": {
-      "x": 0,
-      "y": 0,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "none",
-      "colorMode": "value",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSlowStartup",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
-      }
-     ],
-     "title": "Time to all sources ready",
-     "description": "Seconds from the readiness clock's start to the first moment every registered source was both stored (a SET merged) and seen by the sync loop, i.e. SourcesReady.allReady(). Absent until that happens.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "s",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
-          "color": "red"
-         }
-        ]
-       },
-       "decimals": 1,
-       "noValue": "not ready yet"
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 0,
-      "y": 1
-     },
-     "targets": [
-      {
-       "expr": "podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 2
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "none",
-      "colorMode": "background",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSourceNotReady",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
-      },
-      {
-       "title": "Runbook: PodConfigNoSourceReady",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfignosourceready" + (runbookParts[1])
-      }
-     ],
-     "title": "All sources ready",
-     "description": "SourcesReady.allReady() right now. While it is 'no' the kubelet skips housekeeping and refuses to kill pods removed from a source.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "bool_yes_no",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "red"
-         },
-         {
-          "value": 1,
-          "color": "green"
-         }
-        ]
-       },
-       "mappings": [
-        {
-         "type": "value",
-         "options": {
-          "0": {
-           "text": "no",
-           "color": "red",
-           "index": 0
-          },
-          "1": {
-           "text": "yes",
-           "color": "green",
-           "index": 1
-          }
-         }
-        }
-       ],
-       "links": [
-        {
-         "title": "Status page of ${__field.labels.pod} (through kubectl proxy)",
-         "type": "link",
-         "icon": "",
-         "tooltip": "",
-         "tags": [],
-         "asDropdown": false,
-         "placement": "inControlsMenu",
-         "targetBlank": true,
-         "includeVars": false,
-         "keepTime": false,
-         "url": (c.statusPageProxyURL) + "/api/v1/namespaces/${__field.labels.namespace}/pods/${__field.labels.pod}:9847/proxy/"
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 6,
-      "y": 1
-     },
-     "targets": [
-      {
-       "expr": "podconfig_sources_ready{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 3
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "none",
-      "colorMode": "value",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSourceNotReady",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
-      }
-     ],
-     "title": "Sources not ready",
-     "description": "Registered sources that are not yet both stored and seen. Any value above zero keeps the whole node not ready.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": 1,
-          "color": "red"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 12,
-      "y": 1
-     },
-     "targets": [
-      {
-       "expr": "count(podconfig_source_ready{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 4
-    },
-    {
-     "type": "stat",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "graphMode": "area",
-      "colorMode": "none",
-      "justifyMode": "auto",
-      "textMode": "auto",
-      "wideLayout": true,
-      "showPercentChange": false,
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "percentChangeColorMode": "standard",
-      "orientation": "auto"
-     },
-     "title": "Pods stored",
-     "description": "Pods held in pod storage, summed over all sources.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "short",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "text"
-         }
-        ]
-       }
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 5,
-      "w": 6,
-      "x": 18,
-      "y": 1
-     },
-     "targets": [
-      {
-       "expr": "sum(podconfig_source_pods{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "__auto",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 5
-    },
-    {
-     "type": "state-timeline",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "showValue": "auto",
-      "rowHeight": 0.9,
-      "mergeValues": true,
-      "alignValue": "left",
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "single",
-       "sort": "asc"
-      },
-      "perPage": 20
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {
-        "lineWidth": 0,
-        "fillOpacity": 70
-       },
-       "unit": "bool_yes_no",
-       "mappings": [
-        {
-         "type": "value",
-         "options": {
-          "0": {
-           "text": "no",
-           "color": "red",
-           "index": 0
-          },
-          "1": {
-           "text": "yes",
-           "color": "green",
-           "index": 1
-          }
-         }
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSourceStoredNotSeen",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcestorednotseen" + (runbookParts[1])
-      },
-      {
-       "title": "Runbook: PodConfigSourceNotReady",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
-      }
-     ],
-     "title": "Source state: stored / seen / ready",
-     "description": "Per source: stored = pod storage has merged a SET from it; seen = the sync loop called addSource after dispatching one of its updates; ready = both. A source stuck at stored without seen means the sync loop is not consuming updates.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 24,
-      "x": 0,
-      "y": 6
-     },
-     "targets": [
-      {
-       "expr": "podconfig_source_stored{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} stored",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_source_seen{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} seen",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_source_ready{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "C",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} ready",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 6
-    },
-    {
-     "type": "bargauge",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "displayMode": "basic",
-      "valueMode": "color",
-      "namePlacement": "auto",
-      "showUnfilled": true,
-      "sizing": "auto",
-      "minVizWidth": 8,
-      "minVizHeight": 16,
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": false,
-       "calcs": []
-      },
-      "reduceOptions": {
-       "calcs": [
-        "lastNotNull"
-       ],
-       "values": false
-      },
-      "maxVizHeight": 300,
-      "orientation": "horizontal"
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigSlowStartup",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
-      }
-     ],
-     "title": "Transition time after start, per source",
-     "description": "Seconds after the readiness clock started at which each source was stored and then seen (the *_timestamp_seconds gauges minus podconfig_start_time_seconds). A source missing here has not made that transition yet.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "unit": "s",
-       "thresholds": {
-        "mode": "absolute",
-        "steps": [
-         {
-          "value": null,
-          "color": "green"
-         },
-         {
-          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
-          "color": "red"
-         }
-        ]
-       },
-       "min": 0,
-       "decimals": 1
-      },
-      "overrides": []
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 14
-     },
-     "targets": [
-      {
-       "expr": "(podconfig_source_stored_timestamp_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0) - ignoring (source) group_left () podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} stored",
-       "instant": true,
-       "range": false
-      },
-      {
-       "expr": "(podconfig_source_seen_timestamp_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0) - ignoring (source) group_left () podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} seen",
-       "instant": true,
-       "range": false
-      }
-     ],
-     "id": 7
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "short",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Pods per source",
-     "description": "Pods held in pod storage per source (after the SET snapshots were merged). A source that never sent a SET shows 0.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 14
-     },
-     "targets": [
-      {
-       "expr": "podconfig_source_pods{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 8
-    },
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 9,
-     "panels": [],
-     "title": "Update flow: sources → PodConfig → sync loop",
-     "gridPos": {
-      "x": 0,
-      "y": 22,
-      "h": 1,
-      "w": 24
-     }
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "ops",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Updates sent by sources",
-     "description": "Rate of updates the sources sent into PodConfig, by source and op (the sources send SET snapshots; RESTORE comes from checkpoints).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 0,
-      "y": 23
-     },
-     "targets": [
-      {
-       "expr": "sum by (source, op) (rate(podconfig_source_updates_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} {{op}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 10
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "ops",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Updates dispatched by the sync loop",
-     "description": "Rate of updates the sync loop handed to the handler, by source and op (what the storage's merge emitted: ADD, UPDATE, REMOVE, DELETE, RECONCILE, RESTORE).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 23
-     },
-     "targets": [
-      {
-       "expr": "sum by (source, op) (rate(podconfig_updates_dispatched_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{source}} {{op}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 11
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Dispatch latency p50 / p99",
-     "description": "Time the handler took per dispatched update, all ops together (podconfig_dispatch_duration_seconds). Exemplars link to the trace of a slow dispatch when the exporter runs with --web.enable-exemplars.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 8,
-      "x": 0,
-      "y": 31
-     },
-     "targets": [
-      {
-       "expr": "histogram_quantile(0.5, sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "p50",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "histogram_quantile(0.99, sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "p99",
-       "range": true,
-       "instant": false,
-       "exemplar": true
-      }
-     ],
-     "id": 12
-    },
-    {
-     "type": "heatmap",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "calculate": false,
-      "color": {
-       "scheme": "Oranges",
-       "fill": "dark-orange",
-       "exponent": 0.5,
-       "steps": 64,
-       "reverse": false
-      },
-      "filterValues": {
-       "le": 1e-9
-      },
-      "showValue": "auto",
-      "cellGap": 1,
-      "yAxis": {
-       "unit": "s"
-      },
-      "legend": {
-       "show": true
-      },
-      "tooltip": {
-       "mode": "single"
-      },
-      "exemplars": {
-       "color": "rgba(255,0,255,0.7)"
-      },
-      "selectionMode": "x"
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s"
-      },
-      "overrides": []
-     },
-     "title": "Dispatch latency distribution",
-     "description": "Histogram buckets of handler dispatch time over time. Exemplar dots carry the trace_id of the dispatch span; click one to open the trace.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 8,
-      "x": 8,
-      "y": 31
-     },
-     "targets": [
-      {
-       "expr": "sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{le}}",
-       "range": true,
-       "instant": false,
-       "format": "heatmap",
-       "exemplar": true
-      }
-     ],
-     "id": 13
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Queue wait p50 / p99",
-     "description": "Time an update spent on the ordered queue between the merge that emitted it and its dispatch. Growth means the sync loop is behind (the queue applies backpressure, it never drops).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 8,
-      "x": 16,
-      "y": 31
-     },
-     "targets": [
-      {
-       "expr": "histogram_quantile(0.5, sum by (le) (rate(podconfig_queue_wait_seconds_bucket{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "p50",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "histogram_quantile(0.99, sum by (le) (rate(podconfig_queue_wait_seconds_bucket{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "p99",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 14
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "links": [
-      {
-       "title": "Runbook: PodConfigApiWatchBehind",
-       "type": "link",
-       "icon": "",
-       "tooltip": "",
-       "tags": [],
-       "asDropdown": false,
-       "placement": "inControlsMenu",
-       "targetBlank": true,
-       "includeVars": false,
-       "keepTime": false,
-       "url": (runbookParts[0]) + "podconfigapiwatchbehind" + (runbookParts[1])
-      }
-     ],
-     "title": "API watch lag and backlog",
-     "description": "How far the api source is behind its watch stream, where the queue metrics cannot see: the largest time over the last minute from reading an event to its SET accepted by pod storage, and how long the reader has continuously had events waiting (0 when caught up). A backlog that keeps growing means updates from the API server reach the sync loop late (PodConfigApiWatchBehind).",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 24,
-      "x": 0,
-      "y": 39
-     },
-     "targets": [
-      {
-       "expr": "max(podconfig_api_watch_lag_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "largest event lag (1m)",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "max(podconfig_api_watch_backlog_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "backlog age",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 15
-    },
-    {
-     "type": "row",
-     "collapsed": false,
-     "id": 16,
-     "panels": [],
      "title": "Housekeeping, deletions and source errors",
      "gridPos": {
       "x": 0,
@@ -5682,7 +1718,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "sum(rate(podconfig_housekeeping_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "expr": "sum(rate(podconfig_housekeeping_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -5693,7 +1729,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "sum(rate(podconfig_housekeeping_skipped_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "expr": "sum(rate(podconfig_housekeeping_skipped_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -5704,7 +1740,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 17
+     "id": 18
     },
     {
      "type": "timeseries",
@@ -5731,7 +1767,7 @@ local multi(c, runbookParts) = {
       "overrides": []
      },
      "title": "Deferred pod deletions",
-     "description": "Pods removed from a source whose kill was refused because the sources were not all ready (kubelet: 'skipping delete because sources aren't ready yet'), counted since the exporter started. Those pods keep running until every source is ready.",
+     "description": "Pods removed from a source whose kill was refused because the sources were not all ready (kubelet: 'skipping delete because sources aren't ready yet'), per interval (the increase of podconfig_pod_deletions_deferred_total). Those pods keep running until every source is ready.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -5744,18 +1780,18 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "sum(podconfig_pod_deletions_deferred_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
+       "expr": "sum(increase(podconfig_pod_deletions_deferred_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
         "uid": "${datasource}"
        },
-       "legendFormat": "deferred deletions",
+       "legendFormat": "deferred in the interval",
        "range": true,
        "instant": false
       }
      ],
-     "id": 18
+     "id": 19
     },
     {
      "type": "timeseries",
@@ -5810,7 +1846,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "sum by (source, reason) (rate(podconfig_source_errors_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "expr": "sum by (source, reason) (rate(podconfig_source_errors_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -5821,7 +1857,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 19
+     "id": 20
     },
     {
      "type": "timeseries",
@@ -5876,7 +1912,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "time() - (podconfig_source_last_success_timestamp_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0)",
+       "expr": "time() - (podconfig_source_last_success_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -5887,7 +1923,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 20
+     "id": 21
     },
     {
      "type": "timeseries",
@@ -5942,7 +1978,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_source_stale{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} or 0 * podconfig_source_last_success_timestamp_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_source_stale{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} or 0 * podconfig_source_last_success_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -5953,12 +1989,12 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 21
+     "id": 22
     },
     {
      "type": "row",
      "collapsed": false,
-     "id": 22,
+     "id": 23,
      "panels": [],
      "title": "Kubelet cross-check (--kubelet.url) and orphaned mirror pods",
      "gridPos": {
@@ -6071,7 +2107,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_kubelet_up{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_kubelet_up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -6082,7 +2118,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_kubelet_housekeeping_ran{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_kubelet_housekeeping_ran{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -6093,7 +2129,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_kubelet_sync_loop_paused{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "C",
        "datasource": {
         "type": "prometheus",
@@ -6104,7 +2140,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 23
+     "id": 24
     },
     {
      "type": "state-timeline",
@@ -6183,7 +2219,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_kubelet_disagreement{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_kubelet_disagreement{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -6194,7 +2230,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 24
+     "id": 25
     },
     {
      "type": "timeseries",
@@ -6234,7 +2270,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_kubelet_desired_pods{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_kubelet_desired_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -6245,7 +2281,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_kubelet_copy_desired_pods{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_kubelet_copy_desired_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -6256,7 +2292,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 25
+     "id": 26
     },
     {
      "type": "timeseries",
@@ -6311,7 +2347,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_manifests{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"refused\"}",
+       "expr": "podconfig_manifests{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"refused\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -6322,7 +2358,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_manifest_info{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", reason!=\"duplicate\"}",
+       "expr": "podconfig_manifest_info{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", reason!=\"duplicate\"}",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -6333,7 +2369,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_manifest_info_overflow{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_manifest_info_overflow{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "C",
        "datasource": {
         "type": "prometheus",
@@ -6344,7 +2380,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 26
+     "id": 27
     },
     {
      "type": "timeseries",
@@ -6399,7 +2435,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_manifests{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"duplicate\"}",
+       "expr": "podconfig_manifests{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"duplicate\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -6410,7 +2446,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_manifest_info{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", reason=\"duplicate\"}",
+       "expr": "podconfig_manifest_info{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", reason=\"duplicate\"}",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -6421,7 +2457,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 27
+     "id": 28
     },
     {
      "type": "timeseries",
@@ -6476,7 +2512,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_orphaned_mirror_pods{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_orphaned_mirror_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -6487,7 +2523,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_stale_mirror_pods{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_stale_mirror_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
@@ -6498,7 +2534,7 @@ local multi(c, runbookParts) = {
        "instant": false
       },
       {
-       "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "C",
        "datasource": {
         "type": "prometheus",
@@ -6509,7 +2545,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 28
+     "id": 29
     },
     {
      "type": "timeseries",
@@ -6564,97 +2600,13 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
         "uid": "${datasource}"
        },
        "legendFormat": "{{source}} oldest without a mirror pod",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 29
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0
-      },
-      "overrides": []
-     },
-     "title": "Kubelet PLEG and restarts",
-     "description": "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, seconds since the kubelet's process started (back to 0 at each restart, which resets the copy) and restarts seen.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 8,
-      "w": 12,
-      "x": 12,
-      "y": 94
-     },
-     "targets": [
-      {
-       "expr": "time() - podconfig_kubelet_pleg_last_seen_timestamp_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "since PLEG relist",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_pleg_relist_duration_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "B",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "relist duration",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "time() - podconfig_kubelet_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "C",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "kubelet uptime",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "increase(podconfig_kubelet_restarts_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])",
-       "refId": "D",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "restarts seen",
        "range": true,
        "instant": false
       }
@@ -6680,7 +2632,194 @@ local multi(c, runbookParts) = {
      "fieldConfig": {
       "defaults": {
        "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Kubelet PLEG and uptime",
+     "description": "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, and seconds since the kubelet's process started (back to 0 at each restart, which resets the copy).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 94
+     },
+     "targets": [
+      {
+       "expr": "time() - podconfig_kubelet_pleg_last_seen_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "since PLEG relist",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_kubelet_pleg_relist_duration_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "relist duration",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "time() - podconfig_kubelet_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "kubelet uptime",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 31
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
        "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Kubelet restarts seen",
+     "description": "Kubelet restarts the cross-check saw (its process start time changed) per interval; each reset the copy and started a new measurement of the kubelet's time to ready.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 6,
+      "x": 0,
+      "y": 102
+     },
+     "targets": [
+      {
+       "expr": "increase(podconfig_kubelet_restarts_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "restarts",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 32
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "none",
+      "justifyMode": "auto",
+      "textMode": "name",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "title": "Kubelet version",
+     "description": "The kubelet's kubernetes_build_info git_version as the cross-check read it, and whether its ALPHA series were checked for this exporter (supported).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "none",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       },
+       "noValue": "not read"
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 6,
+      "x": 6,
+      "y": 102
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_info{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{version}} (checked: {{supported}})",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 33
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "reqps",
        "min": 0
       },
       "overrides": []
@@ -6701,91 +2840,175 @@ local multi(c, runbookParts) = {
       }
      ],
      "title": "Kubelet polls",
-     "description": "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS), the last poll's duration and size, seconds since the last success, and the kubelet's version (1 per version).",
+     "description": "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS; parse: not an exposition).",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
      },
      "gridPos": {
       "h": 8,
-      "w": 12,
-      "x": 0,
+      "w": 8,
+      "x": 12,
       "y": 102
      },
      "targets": [
       {
-       "expr": "sum(rate(podconfig_kubelet_polls_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "expr": "sum(rate(podconfig_kubelet_polls_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
         "uid": "${datasource}"
        },
-       "legendFormat": "polls/s",
+       "legendFormat": "polls",
        "range": true,
        "instant": false
       },
       {
-       "expr": "sum by (reason) (rate(podconfig_kubelet_poll_errors_total{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "expr": "sum by (reason) (rate(podconfig_kubelet_poll_errors_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
        "refId": "B",
        "datasource": {
         "type": "prometheus",
         "uid": "${datasource}"
        },
-       "legendFormat": "failed/s {{reason}}",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_poll_duration_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "C",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "last poll, s",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_poll_response_bytes{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} / 1024",
-       "refId": "D",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "last answer, KiB",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "time() - podconfig_kubelet_last_success_timestamp_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "E",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "since last success, s",
-       "range": true,
-       "instant": false
-      },
-      {
-       "expr": "podconfig_kubelet_info{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "F",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "kubelet {{version}}",
+       "legendFormat": "failed: {{reason}}",
        "range": true,
        "instant": false
       }
      ],
-     "id": 31
+     "id": 34
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     ],
+     "title": "Kubelet poll duration and age",
+     "description": "How long the last successful poll took (reading included), and seconds since it.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 8,
+      "x": 20,
+      "y": 102
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_poll_duration_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "last poll",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "time() - podconfig_kubelet_last_success_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "since last success",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 35
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "bytes",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Kubelet answer size",
+     "description": "Size of the kubelet's last successful /metrics answer (answers over 32 MiB are refused).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 8,
+      "x": 0,
+      "y": 110
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_poll_response_bytes{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "last answer",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 36
     }
    ]
   },
   "fleet-readiness.json": {
-   "timezone": "browser",
+   "timezone": "utc",
    "editable": true,
    "graphTooltip": 1,
    "fiscalYearStartMonth": 0,
@@ -6808,11 +3031,11 @@ local multi(c, runbookParts) = {
      },
      {
       "type": "query",
-      "name": (c.clusterLabel),
+      "name": "cluster",
       "skipUrlSync": false,
       "multi": false,
       "allowCustomValue": true,
-      "includeAll": false,
+      "includeAll": true,
       "auto": false,
       "auto_min": "10s",
       "auto_count": 30,
@@ -6825,7 +3048,12 @@ local multi(c, runbookParts) = {
       "refresh": 2,
       "sort": 1,
       "label": "Cluster",
-      "description": "Cluster (the value of the configured cluster label)"
+      "description": "Cluster (the value of the " + (c.clusterLabel) + " label); All also matches series without one",
+      "allValue": ".*",
+      "current": {
+       "text": "All",
+       "value": "$__all"
+      }
      },
      {
       "type": "query",
@@ -6997,7 +3225,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "count(podconfig_sources_ready{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "expr": "count(podconfig_sources_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7078,7 +3306,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "count(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) or vector(0)",
+       "expr": "count(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) or vector(0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7140,7 +3368,7 @@ local multi(c, runbookParts) = {
       }
      ],
      "title": "Exporters down",
-     "description": "Scrape targets of the selected job that failed their last scrape (up == 0). Their readiness is unknown.",
+     "description": "Scrape targets of the selected job that exposed podconfig metrics in the time range and failed their last scrape (up == 0). Their readiness is unknown.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -7172,7 +3400,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "count(up{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "expr": "count(up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0 and on (" + (c.clusterLabel) + ", job, instance) max_over_time(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__range])) or vector(0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7220,8 +3448,8 @@ local multi(c, runbookParts) = {
        "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
       }
      ],
-     "title": "Fleet p90 time to ready",
-     "description": "90th percentile of time to all sources ready across the job's nodes, from the recording rule job:podconfig_time_to_ready_seconds:quantile (ignores the instance filter).",
+     "title": "Fleet p90 time to ready: the kubelets",
+     "description": "90th percentile of the kubelets' own time to all sources ready (from each kubelet's start to its first housekeeping), over the nodes whose figure is exact: recording rule job:podconfig_kubelet_time_to_ready_seconds:quantile (ignores the instance filter). Upper bounds (a kubelet already ready when its exporter first read it) are left out: 'Kubelet figures' counts them. Needs the kubelet cross-check (--kubelet.url).",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -7242,7 +3470,8 @@ local multi(c, runbookParts) = {
          }
         ]
        },
-       "decimals": 1
+       "decimals": 1,
+       "noValue": "no exact figure: needs the kubelet cross-check (--kubelet.url)"
       },
       "overrides": []
      },
@@ -7254,7 +3483,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "max(job:podconfig_time_to_ready_seconds:quantile{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", quantile=\"0.9\"})",
+       "expr": "max(job:podconfig_kubelet_time_to_ready_seconds:quantile{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", quantile=\"0.9\"})",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7320,7 +3549,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "topk(20, (time() - podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) and on (" + (c.clusterLabel) + ", job, instance) (max by (" + (c.clusterLabel) + ", job, instance) (podconfig_sources_ready{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 0))",
+       "expr": "topk(20, (time() - podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) and on (" + (c.clusterLabel) + ", job, instance) (max by (" + (c.clusterLabel) + ", job, instance) (podconfig_sources_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 0))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7338,13 +3567,97 @@ local multi(c, runbookParts) = {
      "collapsed": false,
      "id": 7,
      "panels": [],
-     "title": "Time to ready",
+     "title": "Time to ready: the kubelets",
      "gridPos": {
       "x": 0,
       "y": 14,
       "h": 1,
       "w": 24
      }
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "none",
+      "justifyMode": "auto",
+      "textMode": "value_and_name",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "title": "Kubelet figures",
+     "description": "Nodes whose kubelet's time to all sources ready is exact (the cross-check watched it become ready) or only an upper bound (it was ready when the exporter first read it: the exporter started or restarted later), and nodes without the kubelet cross-check (no --kubelet.url: no kubelet figure at all). Only exact figures feed the panels of this row.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 6,
+      "x": 0,
+      "y": 15
+     },
+     "targets": [
+      {
+       "expr": "count(podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"}) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "exact",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "count(podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"upper_bound\"}) or vector(0)",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "only a bound",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "count(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} unless on (" + (c.clusterLabel) + ", job, instance) podconfig_kubelet_up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) or vector(0)",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "no cross-check",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 8
     },
     {
      "type": "timeseries",
@@ -7370,16 +3683,136 @@ local multi(c, runbookParts) = {
       },
       "overrides": []
      },
-     "title": "Time to ready across the fleet",
-     "description": "Quantiles and maximum of time to all sources ready across the job's nodes (recording rules job:podconfig_time_to_ready_seconds:*; they ignore the instance filter). Each node counts with its latest start, so the lines move as nodes restart.",
+     "title": "Kubelets' time to ready across the fleet",
+     "description": "Quantiles and maximum of the kubelets' exact time to all sources ready across the job's nodes (recording rules job:podconfig_kubelet_time_to_ready_seconds:*; they ignore the instance filter). Each node counts with its kubelet's latest start; bounds are left out.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
      },
      "gridPos": {
       "h": 9,
-      "w": 8,
-      "x": 0,
+      "w": 6,
+      "x": 6,
+      "y": 15
+     },
+     "targets": [
+      {
+       "expr": "job:podconfig_kubelet_time_to_ready_seconds:quantile{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "p{{quantile}} {{job}}",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "job:podconfig_kubelet_time_to_ready_seconds:max{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "max {{job}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 9
+    },
+    {
+     "type": "histogram",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "bucketCount": 30,
+      "bucketOffset": 0,
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "single",
+       "sort": "asc"
+      },
+      "combine": true
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {
+        "lineWidth": 1,
+        "fillOpacity": 80,
+        "gradientMode": "none"
+       },
+       "unit": "s"
+      },
+      "overrides": []
+     },
+     "title": "Kubelets' time to ready: distribution across nodes",
+     "description": "How many nodes' kubelets took how long from their start to all sources ready, exact figures only ('Kubelet figures' says how many nodes have only a bound). Nodes not ready yet are not counted (see 'Nodes not ready').",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 6,
+      "x": 12,
+      "y": 15
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{instance}}",
+       "instant": true,
+       "range": false,
+       "format": "table"
+      }
+     ],
+     "id": 10
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "The copies' warm-up across the fleet",
+     "description": "The exporters' copies: time from each copy's readiness clock start (the exporter's start, or the kubelet's after a restart the cross-check saw) to all its sources ready (recording rules job:podconfig_time_to_ready_seconds:*). Not the kubelets' time: a copy started after its kubelet measures its own warm-up.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 6,
+      "x": 18,
       "y": 15
      },
      "targets": [
@@ -7406,136 +3839,12 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 8
-    },
-    {
-     "type": "histogram",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "bucketCount": 30,
-      "bucketOffset": 0,
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "single",
-       "sort": "asc"
-      },
-      "combine": true
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {
-        "lineWidth": 1,
-        "fillOpacity": 80,
-        "gradientMode": "none"
-       },
-       "unit": "s"
-      },
-      "overrides": []
-     },
-     "title": "Time to ready: distribution across nodes",
-     "description": "How many nodes took how long to become ready, for each node's latest start. Nodes not ready yet are not counted (see 'Slowest nodes').",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 9,
-      "w": 8,
-      "x": 8,
-      "y": 15
-     },
-     "targets": [
-      {
-       "expr": "podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{instance}}",
-       "instant": true,
-       "range": false,
-       "format": "table"
-      }
-     ],
-     "id": 9
-    },
-    {
-     "type": "timeseries",
-     "transparent": false,
-     "repeatDirection": "h",
-     "options": {
-      "legend": {
-       "displayMode": "list",
-       "placement": "bottom",
-       "showLegend": true,
-       "calcs": []
-      },
-      "tooltip": {
-       "mode": "multi",
-       "sort": "desc"
-      }
-     },
-     "fieldConfig": {
-      "defaults": {
-       "custom": {},
-       "unit": "s",
-       "min": 0,
-       "links": [
-        {
-         "title": "Node readiness for ${__field.labels.instance}",
-         "type": "link",
-         "icon": "",
-         "tooltip": "",
-         "tags": [],
-         "asDropdown": false,
-         "placement": "inControlsMenu",
-         "targetBlank": false,
-         "includeVars": false,
-         "keepTime": false,
-         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-cluster=${__field.labels." + (c.clusterLabel) + "}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
-        }
-       ]
-      },
-      "overrides": []
-     },
-     "title": "Time to ready per node, across restarts",
-     "description": "Each node's time to all sources ready; the line steps whenever the exporter restarted and measured a new start.",
-     "datasource": {
-      "type": "prometheus",
-      "uid": "${datasource}"
-     },
-     "gridPos": {
-      "h": 9,
-      "w": 8,
-      "x": 16,
-      "y": 15
-     },
-     "targets": [
-      {
-       "expr": "topk(10, podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
-       "refId": "A",
-       "datasource": {
-        "type": "prometheus",
-        "uid": "${datasource}"
-       },
-       "legendFormat": "{{instance}}",
-       "range": true,
-       "instant": false
-      }
-     ],
-     "id": 10
+     "id": 11
     },
     {
      "type": "row",
      "collapsed": false,
-     "id": 11,
+     "id": 12,
      "panels": [],
      "title": "Slow and stuck",
      "gridPos": {
@@ -7588,7 +3897,7 @@ local multi(c, runbookParts) = {
       }
      ],
      "title": "Slowest nodes",
-     "description": "Top 10 nodes by time to all sources ready, or, for nodes not ready yet, by the time waited so far (recording rule instance:podconfig_time_to_ready_seconds:or_elapsed).",
+     "description": "Top 10 nodes by their kubelet's exact time to all sources ready. Nodes with only an upper bound are left out ('Kubelet figures' counts them); nodes not ready yet are in 'Nodes not ready: time waited'.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -7637,7 +3946,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "topk(10, instance:podconfig_time_to_ready_seconds:or_elapsed{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
+       "expr": "topk(10, podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"})",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7648,7 +3957,7 @@ local multi(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 12
+     "id": 13
     },
     {
      "type": "timeseries",
@@ -7688,7 +3997,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "count by (source) (podconfig_source_ready{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0)",
+       "expr": "count by (source) (podconfig_source_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7699,7 +4008,7 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
-     "id": 13
+     "id": 14
     },
     {
      "type": "table",
@@ -7770,7 +4079,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "topk(50, (podconfig_source_ready{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) + on (" + (c.clusterLabel) + ", job, instance) group_left () (time() - podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}))",
+       "expr": "topk(50, (podconfig_source_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) + on (" + (c.clusterLabel) + ", job, instance) group_left () (time() - podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}))",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7782,12 +4091,12 @@ local multi(c, runbookParts) = {
        "format": "table"
       }
      ],
-     "id": 14
+     "id": 15
     },
     {
      "type": "row",
      "collapsed": false,
-     "id": 15,
+     "id": 16,
      "panels": [],
      "title": "Restarts",
      "gridPos": {
@@ -7874,7 +4183,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "topk(20, changes(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__range]) > 0)",
+       "expr": "topk(20, changes(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__range]) > 0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7885,12 +4194,12 @@ local multi(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 16
+     "id": 17
     },
     {
      "type": "row",
      "collapsed": false,
-     "id": 17,
+     "id": 18,
      "panels": [],
      "title": "Kubelet cross-check",
      "gridPos": {
@@ -7968,7 +4277,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "count(podconfig_kubelet_housekeeping_ran{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "expr": "count(podconfig_kubelet_housekeeping_ran{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -7979,7 +4288,7 @@ local multi(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 18
+     "id": 19
     },
     {
      "type": "stat",
@@ -8062,7 +4371,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "count(max by (" + (c.clusterLabel) + ", job, instance) (podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 1) or vector(0)",
+       "expr": "count(max by (" + (c.clusterLabel) + ", job, instance) (podconfig_kubelet_sync_loop_paused{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 1) or vector(0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -8073,7 +4382,7 @@ local multi(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 19
+     "id": 20
     },
     {
      "type": "stat",
@@ -8143,7 +4452,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "count(max by (" + (c.clusterLabel) + ", job, instance) (podconfig_kubelet_disagreement{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 1) or vector(0)",
+       "expr": "count(max by (" + (c.clusterLabel) + ", job, instance) (podconfig_kubelet_disagreement{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 1) or vector(0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -8154,7 +4463,7 @@ local multi(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 20
+     "id": 21
     },
     {
      "type": "stat",
@@ -8224,7 +4533,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "count(podconfig_kubelet_up{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "expr": "count(podconfig_kubelet_up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -8235,7 +4544,7 @@ local multi(c, runbookParts) = {
        "range": false
       }
      ],
-     "id": 21
+     "id": 22
     },
     {
      "type": "timeseries",
@@ -8290,7 +4599,7 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_orphaned_mirror_pods{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "expr": "podconfig_orphaned_mirror_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
@@ -8301,7 +4610,4588 @@ local multi(c, runbookParts) = {
        "instant": false
       }
      ],
+     "id": 23
+    }
+   ]
+  }
+ }
+};
+local multi(c, runbookParts) = {
+ "prometheusAlerts": {
+  "groups": [
+   {
+    "name": "podconfig-exporter",
+    "rules": [
+     {
+      "alert": "PodConfigExporterDown",
+      "expr": "100 * count by (" + (c.clusterLabel) + ", job) (up{" + (c.podconfigSelector) + "} == 0)\n/ count by (" + (c.clusterLabel) + ", job) (up{" + (c.podconfigSelector) + "})\n> " + (formatNumber(c.exporterDownPercent)) + "\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigExporterDown", {}), "for", c.exporterDownFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigExporterDown", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigExporterDown", {}), "labels", {}),
+      "annotations": {
+       "summary": "{{ $value | humanize }}% of the podconfig-exporter targets of {{ $labels.job }} cannot be scraped.",
+       "description": "Prometheus has failed to scrape {{ $value | humanize }}% of the podconfig-exporter targets of job {{ $labels.job }} (more than " + (formatNumber(c.exporterDownPercent)) + "%) for " + (durationWords(std.get(std.get(c.alerts, "PodConfigExporterDown", {}), "for", c.exporterDownFor))) + ": the readiness of those nodes' pod config sources is unknown and no other podconfig alert can fire for them. One node's exporter down shows on the fleet dashboard, and its node or pod alerts page for it.",
+       "runbook_url": (runbookParts[0]) + "podconfigexporterdown" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigExporterAbsent",
+      "expr": "absent(up{" + (c.podconfigSelector) + "})",
+      "for": (std.get(std.get(c.alerts, "PodConfigExporterAbsent", {}), "for", c.exporterAbsentFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigExporterAbsent", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigExporterAbsent", {}), "labels", {}),
+      "annotations": {
+       "summary": "Prometheus has no podconfig-exporter target.",
+       "description": "No target of job {{ $labels.job }} has been discovered for " + (durationWords(std.get(std.get(c.alerts, "PodConfigExporterAbsent", {}), "for", c.exporterAbsentFor))) + ": the exporter is not deployed, its service discovery stopped matching, or the scrape job has another name than the rules select. No podconfig alert can fire.",
+       "runbook_url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
+      }
+     }
+    ]
+   },
+   {
+    "name": "podconfig-readiness",
+    "rules": [
+     {
+      "alert": "PodConfigSourceNotReady",
+      "expr": "max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\ntime() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceNotReady", {}), "for", c.sourceNotReadyFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceNotReady", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceNotReady", {}), "labels", {}),
+      "annotations": {
+       "summary": "Pod config source {{ $labels.source }} is not ready on {{ $labels.instance }}.",
+       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has not been both stored (a snapshot merged) and seen (dispatched by the sync loop) more than " + (durationWords(c.startupGracePeriod)) + " after start. Until it is, the kubelet skips housekeeping and refuses to kill pods removed from any source.",
+       "runbook_url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigNoSourceReady",
+      "expr": "max by (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ") (max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "])) == 0\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\ntime() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigNoSourceReady", {}), "for", c.sourceNotReadyFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigNoSourceReady", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigNoSourceReady", {}), "labels", {}),
+      "annotations": {
+       "summary": "No pod config source is ready on {{ $labels.instance }}.",
+       "description": "None of the sources registered on {{ $labels.instance }} ({{ range $i, $s := printf \"podconfig_source_registered{" + (c.clusterLabel) + "=%q,job=%q,instance=%q," + (c.nodeLabel) + "=%q}\" $labels." + (c.clusterLabel) + " $labels.job $labels.instance $labels." + (c.nodeLabel) + " | query | sortByLabel \"source\" }}{{ if $i }}, {{ end }}{{ $s.Labels.source }}{{ end }}) has been both stored and seen more than " + (durationWords(c.startupGracePeriod)) + " after start: the node has not received its pod configuration from any source, housekeeping is skipped and removed pods are not killed.",
+       "runbook_url": (runbookParts[0]) + "podconfignosourceready" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigSourceStoredNotSeen",
+      "expr": "max_over_time(podconfig_source_stored{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ", source)\nmax_over_time(podconfig_source_seen{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceStoredNotSeen", {}), "for", c.storedNotSeenFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceStoredNotSeen", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceStoredNotSeen", {}), "labels", {}),
+      "annotations": {
+       "summary": "The sync loop has not dispatched the {{ $labels.source }} source on {{ $labels.instance }}.",
+       "description": "Pod storage on {{ $labels.instance }} merged a snapshot from the {{ $labels.source }} source more than " + (durationWords(std.get(std.get(c.alerts, "PodConfigSourceStoredNotSeen", {}), "for", c.storedNotSeenFor))) + " ago, but the sync loop has not dispatched any of its updates: the loop is stalled (a handler that does not return, or a blocked queue), so the source never becomes ready.",
+       "runbook_url": (runbookParts[0]) + "podconfigsourcestorednotseen" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigHousekeepingBlocked",
+      "expr": "(\n  increase(podconfig_pod_deletions_deferred_total{" + (c.podconfigSelector) + "}[10m]) > 0\n  or\n  (\n    increase(podconfig_housekeeping_skipped_total{" + (c.podconfigSelector) + "}[5m]) > 0\n    and on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\n    time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n  )\n)\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\nmax_over_time(podconfig_sources_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigHousekeepingBlocked", {}), "for", c.housekeepingBlockedFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigHousekeepingBlocked", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigHousekeepingBlocked", {}), "labels", {}),
+      "annotations": {
+       "summary": "Housekeeping and pod deletions are blocked on {{ $labels.instance }}.",
+       "description": "The sources on {{ $labels.instance }} are not all ready (not ready: {{ range $i, $s := printf \"podconfig_source_ready{" + (c.clusterLabel) + "=%q,job=%q,instance=%q," + (c.nodeLabel) + "=%q} == 0\" $labels." + (c.clusterLabel) + " $labels.job $labels.instance $labels." + (c.nodeLabel) + " | query | sortByLabel \"source\" }}{{ if $i }}, {{ end }}{{ $s.Labels.source }}{{ end }}), so the kubelet skips housekeeping and refuses to kill pods removed from a source: deleted static pods keep running and orphaned pods are not cleaned up.",
+       "runbook_url": (runbookParts[0]) + "podconfighousekeepingblocked" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigSlowStartup",
+      "expr": "last_over_time(podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.slowStartupThresholdSeconds)) + "\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\n(\n  time() - last_over_time(podconfig_kubelet_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "])\n  - on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ") last_over_time(podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"}[" + (c.gaugeLookback) + "])\n) < " + (formatNumber(durationSeconds(c.slowStartupClearAfter))) + "\nor\n(\n  last_over_time(podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.slowStartupThresholdSeconds)) + "\n  and on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\n  time() - last_over_time(podconfig_sources_ready_timestamp_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) < " + (formatNumber(durationSeconds(c.slowStartupClearAfter))) + "\n  unless on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\n  max_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "])\n)\n",
+      [if (std.get(std.get(c.alerts, "PodConfigSlowStartup", {}), "for", null)) != null then "for"]: (std.get(std.get(c.alerts, "PodConfigSlowStartup", {}), "for", null)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigSlowStartup", {}), "severity", "info"))
+      } + std.get(std.get(c.alerts, "PodConfigSlowStartup", {}), "labels", {}),
+      "annotations": {
+       "summary": "{{ $labels.instance }} took {{ $value | humanizeDuration }} until all pod config sources were ready.",
+       "description": "{{ $labels.instance }} needed {{ $value | humanizeDuration }} (more than " + (durationWords(formatNumber(c.slowStartupThresholdSeconds) + 's')) + ") until every source was ready: the kubelet from its start to its first housekeeping, as the cross-check watched it (without --kubelet.url, the exporter's copy from the exporter's start). The last source the copy saw was {{ with printf \"topk(1, podconfig_source_seen_timestamp_seconds{" + (c.clusterLabel) + "=%q,job=%q,instance=%q," + (c.nodeLabel) + "=%q})\" $labels." + (c.clusterLabel) + " $labels.job $labels.instance $labels." + (c.nodeLabel) + " | query }}{{ . | first | label \"source\" }}{{ end }}. During that time housekeeping was skipped and pod deletions were deferred. This alert clears " + (durationWords(c.slowStartupClearAfter)) + " after the node became ready.",
+       "runbook_url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     }
+    ]
+   },
+   {
+    "name": "podconfig-sources",
+    "rules": [
+     {
+      "alert": "PodConfigSourceErrors",
+      "expr": "rate(podconfig_source_errors_total{" + (c.podconfigSelector) + "}[5m]) > 0\nunless on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ", source)\ntime() - podconfig_source_last_success_timestamp_seconds{" + (c.podconfigSelector) + "} < 300\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceErrors", {}), "for", c.sourceErrorsFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceErrors", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceErrors", {}), "labels", {}),
+      "annotations": {
+       "summary": "Pod config source {{ $labels.source }} keeps failing on {{ $labels.instance }} ({{ $labels.reason }}).",
+       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has been failing with reason {{ $labels.reason }} for at least " + (durationWords(std.get(std.get(c.alerts, "PodConfigSourceErrors", {}), "for", c.sourceErrorsFor))) + ", without a success in the last 5 minutes. A failed list or fetch sends no update: a source that was never stored keeps the node not ready, and one that was keeps the pods of its last good snapshot.",
+       "runbook_url": (runbookParts[0]) + "podconfigsourceerrors" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigApiWatchBehind",
+      "expr": "max_over_time(podconfig_api_watch_backlog_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(c.apiWatchBehindThresholdSeconds)),
+      "for": (std.get(std.get(c.alerts, "PodConfigApiWatchBehind", {}), "for", c.apiWatchBehindFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigApiWatchBehind", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigApiWatchBehind", {}), "labels", {}),
+      "annotations": {
+       "summary": "The {{ $labels.source }} source on {{ $labels.instance }} is behind its watch stream.",
+       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had watch events waiting for more than " + (formatNumber(c.apiWatchBehindThresholdSeconds)) + " seconds, continuously, for " + (durationWords(std.get(std.get(c.alerts, "PodConfigApiWatchBehind", {}), "for", c.apiWatchBehindFor))) + " ({{ $value | humanizeDuration }} now). Changes to the node's pods in the API reach the sync loop that late, and the readiness this exporter reports is that old.",
+       "runbook_url": (runbookParts[0]) + "podconfigapiwatchbehind" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigManifestRefused",
+      "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason!=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
+      "for": (std.get(std.get(c.alerts, "PodConfigManifestRefused", {}), "for", c.manifestVerdictFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigManifestRefused", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigManifestRefused", {}), "labels", {}),
+      "annotations": {
+       "summary": "The kubelet on {{ $labels.instance }} refuses static pod manifest {{ $labels.file }} ({{ $labels.reason }}).",
+       "description": "The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse, invalid or policy) and has for " + (durationWords(std.get(std.get(c.alerts, "PodConfigManifestRefused", {}), "for", c.manifestVerdictFor))) + ": the static pod it describes does not run, and the kubelet says so only in its log. The status page and /api/v1/manifests give the kubelet's own error text.",
+       "runbook_url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigStaticPodShadowed",
+      "expr": "max_over_time(podconfig_manifest_info{" + (c.podconfigSelector) + ", reason=\"duplicate\"}[" + (c.gaugeLookback) + "]) == 1",
+      "for": (std.get(std.get(c.alerts, "PodConfigStaticPodShadowed", {}), "for", c.manifestVerdictFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigStaticPodShadowed", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigStaticPodShadowed", {}), "labels", {}),
+      "annotations": {
+       "summary": "Static pod manifest {{ $labels.file }} on {{ $labels.instance }} is shadowed by another manifest of the same pod.",
+       "description": "{{ $labels.file }} in the {{ $labels.source }} source on {{ $labels.instance }} decodes to a pod whose namespace and name another manifest also has, and the kubelet runs the other one (its relist keeps the last file in name order: a kube-apiserver.yaml.bak copy wins over kube-apiserver.yaml), for " + (durationWords(std.get(std.get(c.alerts, "PodConfigStaticPodShadowed", {}), "for", c.manifestVerdictFor))) + ". Edits to this file have no effect.",
+       "runbook_url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigSourceStale",
+      "expr": "max_over_time(podconfig_source_stale{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "for", c.sourceStaleFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "labels", {}),
+      "annotations": {
+       "summary": "Pod config source {{ $labels.source }} on {{ $labels.instance }} has stopped succeeding.",
+       "description": "The {{ $labels.source }} source on {{ $labels.instance }} has had no successful list, fetch or watch event in 3 of its periods (relist, poll or longest watch), and for " + (durationWords(std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "for", c.sourceStaleFor))) + " more. Ready or not, it is failing or frozen: the kubelet works from the last snapshot it got, or from an empty one (a static pod directory it cannot list, a manifest URL answering an empty body), and changes to the source are not applied.",
+       "runbook_url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
+      }
+     }
+    ]
+   },
+   {
+    "name": "podconfig-fleet",
+    "rules": [
+     {
+      "alert": "PodConfigSourceNotReadyFleetWide",
+      "expr": "count by (" + (c.clusterLabel) + ", job, source) (\n  max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n  and on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\n  time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n) >= " + (formatNumber(c.fleetNotReadyMinNodes)) + "\nand on (" + (c.clusterLabel) + ", job, source)\ncount by (" + (c.clusterLabel) + ", job, source) (\n  max_over_time(podconfig_source_ready{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0\n  and on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\n  time() - max_over_time(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) > " + (formatNumber(durationSeconds(c.startupGracePeriod))) + "\n)\n/ on (" + (c.clusterLabel) + ", job, source)\ncount by (" + (c.clusterLabel) + ", job, source) (max_over_time(podconfig_source_registered{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]))\n>= " + (formatNumber(c.fleetNotReadyFraction)) + "\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigSourceNotReadyFleetWide", {}), "for", c.fleetNotReadyFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigSourceNotReadyFleetWide", {}), "severity", "critical"))
+      } + std.get(std.get(c.alerts, "PodConfigSourceNotReadyFleetWide", {}), "labels", {}),
+      "annotations": {
+       "summary": "{{ $value }} nodes of {{ $labels.job }} are stuck on the {{ $labels.source }} pod config source.",
+       "description": "{{ $value }} nodes of {{ $labels.job }} (at least " + (formatNumber(c.fleetNotReadyMinNodes)) + " and " + (std.toString(std.floor(c.fleetNotReadyFraction * 100 + 0.5)) + '%') + " of those with the {{ $labels.source }} source) have had their {{ $labels.source }} source not ready since the start-up grace period ended: one cause across the fleet, such as a manifest URL that is not served or an API server the nodes cannot reach. Until it is fixed those nodes skip housekeeping and do not kill removed pods. The per-node alerts for this source are inhibited while this one fires.",
+       "runbook_url": (runbookParts[0]) + "podconfigsourcenotreadyfleetwide" + (runbookParts[1])
+      }
+     }
+    ]
+   },
+   {
+    "name": "podconfig-kubelet",
+    "rules": [
+     {
+      "alert": "PodConfigKubeletCrossCheckFailing",
+      "expr": "max_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 0",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletCrossCheckFailing", {}), "for", c.kubeletCrossCheckFailingFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletCrossCheckFailing", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletCrossCheckFailing", {}), "labels", {}),
+      "annotations": {
+       "summary": "podconfig-exporter on {{ $labels.instance }} cannot read the kubelet's /metrics.",
+       "description": "Every poll of the kubelet's /metrics by podconfig-exporter on {{ $labels.instance }} has failed for " + (durationWords(std.get(std.get(c.alerts, "PodConfigKubeletCrossCheckFailing", {}), "for", c.kubeletCrossCheckFailingFor))) + " (podconfig_kubelet_poll_errors_total says why: unauthorized, forbidden, fetch, parse...). The kubelet's restarts, paused sync loop and housekeeping are unknown meanwhile, and the other kubelet alerts cannot fire. It carries no label \"source\": it is about the kubelet as a whole.",
+       "runbook_url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigKubeletHousekeepingNotRunning",
+      "expr": "podconfig_kubelet_housekeeping_ran{" + (c.podconfigSelector) + "} == 0\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\ntime() - podconfig_kubelet_start_time_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(durationSeconds(c.kubeletHousekeepingGracePeriod))) + "\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletHousekeepingNotRunning", {}), "for", c.kubeletHousekeepingNotRunningFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletHousekeepingNotRunning", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletHousekeepingNotRunning", {}), "labels", {}),
+      "annotations": {
+       "summary": "The kubelet on {{ $labels.instance }} has not completed housekeeping since it started.",
+       "description": "The kubelet on {{ $labels.instance }} started more than " + (durationWords(c.kubeletHousekeepingGracePeriod)) + " ago and has still not completed a housekeeping (HandlePodCleanups has written none of its series): by its own word, not all of its pod sources are ready, or its sync loop is paused, or every housekeeping fails before its end (listing the pod cgroups or the runtime's pods; the kubelet logs \"Failed cleaning pods\"). Removed pods keep running and orphaned mirror pods are not deleted. It carries no label \"source\": it is about the kubelet as a whole.",
+       "runbook_url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigKubeletDisagreement",
+      "expr": "podconfig_kubelet_disagreement{" + (c.podconfigSelector) + "} == 1\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletDisagreement", {}), "for", c.kubeletDisagreementFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletDisagreement", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletDisagreement", {}), "labels", {}),
+      "annotations": {
+       "summary": "podconfig-exporter and the kubelet on {{ $labels.instance }} disagree on readiness ({{ $labels.direction }}).",
+       "description": "For " + (durationWords(std.get(std.get(c.alerts, "PodConfigKubeletDisagreement", {}), "for", c.kubeletDisagreementFor))) + " the exporter's copy of the readiness core on {{ $labels.instance }} and the kubelet's own signals have disagreed: {{ $labels.direction }} ({{ $labels.reason }}). Either the kubelet is stuck where the copy is not (its sources, its runtime) or the copy is wrong. The exporter's readiness (podconfig_source_ready, /readyz) stays the copy's. It carries no label \"source\": it is about the kubelet as a whole.",
+       "runbook_url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigKubeletPLEGStale",
+      "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", reason=\"pleg\"} == 1\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletPLEGStale", {}), "for", c.kubeletSyncLoopPausedFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletPLEGStale", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletPLEGStale", {}), "labels", {}),
+      "annotations": {
+       "summary": "PLEG of the kubelet on {{ $labels.instance }} has not relisted for over 3 minutes.",
+       "description": "The kubelet on {{ $labels.instance }} has reported no PLEG relist for more than 3 minutes (or none since it started) for " + (durationWords(std.get(std.get(c.alerts, "PodConfigKubeletPLEGStale", {}), "for", c.kubeletSyncLoopPausedFor))) + ": \"PLEG is not healthy\", so its sync loop skips every iteration: no pod update is read, no source becomes ready, no housekeeping runs. The exporter holds its copy the same way. It carries no label \"source\": it is about the kubelet as a whole.",
+       "runbook_url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigKubeletRuntimeDown",
+      "expr": "podconfig_kubelet_sync_loop_paused{" + (c.podconfigSelector) + ", reason=\"runtime\"} == 1\nand on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\nmin_over_time(podconfig_kubelet_up{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1\n",
+      "for": (std.get(std.get(c.alerts, "PodConfigKubeletRuntimeDown", {}), "for", c.kubeletSyncLoopPausedFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigKubeletRuntimeDown", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigKubeletRuntimeDown", {}), "labels", {}),
+      "annotations": {
+       "summary": "The kubelet on {{ $labels.instance }} has had no successful container runtime status for 30 seconds or more.",
+       "description": "For " + (durationWords(std.get(std.get(c.alerts, "PodConfigKubeletRuntimeDown", {}), "for", c.kubeletSyncLoopPausedFor))) + " the kubelet on {{ $labels.instance }} has made no successful runtime Status call in 30 seconds (\"container runtime is down\"), so its sync loop skips every iteration: no pod update is read, no source becomes ready, no housekeeping runs. The exporter holds its copy the same way. It carries no label \"source\": it is about the kubelet as a whole.",
+       "runbook_url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigOrphanedMirrorPod",
+      "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.orphanedMirrorPodAgeThresholdSeconds)) + "\nunless on (" + (c.clusterLabel) + ", job, instance, " + (c.nodeLabel) + ")\npodconfig_kubelet_up{" + (c.podconfigSelector) + "} == 0\n",
+      [if (std.get(std.get(c.alerts, "PodConfigOrphanedMirrorPod", {}), "for", null)) != null then "for"]: (std.get(std.get(c.alerts, "PodConfigOrphanedMirrorPod", {}), "for", null)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigOrphanedMirrorPod", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigOrphanedMirrorPod", {}), "labels", {}),
+      "annotations": {
+       "summary": "A mirror pod of a removed {{ $labels.source }} static pod lingers on {{ $labels.instance }}.",
+       "description": "A mirror pod on {{ $labels.instance }} has had no static pod in the {{ $labels.source }} source for {{ $value | humanizeDuration }}. Only the kubelet's housekeeping deletes such a mirror pod, so the static pod it mirrored is most likely still running although its manifest is gone: the kubelet's housekeeping is not running.",
+       "runbook_url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
+      }
+     },
+     {
+      "alert": "PodConfigMirrorPodMissing",
+      "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.podconfigSelector) + "} > " + (formatNumber(c.mirrorPodMissingThresholdSeconds)),
+      [if (std.get(std.get(c.alerts, "PodConfigMirrorPodMissing", {}), "for", null)) != null then "for"]: (std.get(std.get(c.alerts, "PodConfigMirrorPodMissing", {}), "for", null)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigMirrorPodMissing", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigMirrorPodMissing", {}), "labels", {}),
+      "annotations": {
+       "summary": "A {{ $labels.source }} static pod on {{ $labels.instance }} has no mirror pod in the API.",
+       "description": "A static pod of the {{ $labels.source }} source on {{ $labels.instance }} has had no mirror pod in the API server for {{ $value | humanizeDuration }}. The kubelet creates one for every static pod; when the API refuses it (an admission webhook, NodeRestriction, a missing namespace or priority class) the pod may run but is invisible to kubectl, to the scheduler's accounting and to the cluster's monitoring.",
+       "runbook_url": (runbookParts[0]) + "podconfigmirrorpodmissing" + (runbookParts[1])
+      }
+     }
+    ]
+   }
+  ]
+ },
+ "prometheusRules": {
+  "groups": [
+   {
+    "name": "podconfig-time-to-ready",
+    "rules": [
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:quantile",
+      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.5, podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"})",
+      "labels": {
+       "quantile": "0.5"
+      }
+     },
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:quantile",
+      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.9, podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"})",
+      "labels": {
+       "quantile": "0.9"
+      }
+     },
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:quantile",
+      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.99, podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"})",
+      "labels": {
+       "quantile": "0.99"
+      }
+     },
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:max",
+      "expr": "max by (" + (c.clusterLabel) + ", job) (podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + ", measurement=\"exact\"})"
+     },
+     {
+      "record": "job:podconfig_kubelet_time_to_ready_seconds:count",
+      "expr": "count by (" + (c.clusterLabel) + ", job, measurement) (podconfig_kubelet_time_to_ready_seconds{" + (c.podconfigSelector) + "})"
+     },
+     {
+      "record": "job:podconfig_time_to_ready_seconds:quantile",
+      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.5, podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "})",
+      "labels": {
+       "quantile": "0.5"
+      }
+     },
+     {
+      "record": "job:podconfig_time_to_ready_seconds:quantile",
+      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.9, podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "})",
+      "labels": {
+       "quantile": "0.9"
+      }
+     },
+     {
+      "record": "job:podconfig_time_to_ready_seconds:quantile",
+      "expr": "quantile by (" + (c.clusterLabel) + ", job) (0.99, podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "})",
+      "labels": {
+       "quantile": "0.99"
+      }
+     },
+     {
+      "record": "job:podconfig_time_to_ready_seconds:max",
+      "expr": "max by (" + (c.clusterLabel) + ", job) (podconfig_time_to_ready_seconds{" + (c.podconfigSelector) + "})"
+     }
+    ]
+   }
+  ]
+ },
+ "grafanaDashboards": {
+  "node-readiness.json": {
+   "timezone": "utc",
+   "editable": true,
+   "graphTooltip": 1,
+   "fiscalYearStartMonth": 0,
+   "schemaVersion": 42,
+   "templating": {
+    "list": [
+     {
+      "type": "datasource",
+      "name": "datasource",
+      "skipUrlSync": false,
+      "multi": false,
+      "allowCustomValue": true,
+      "includeAll": false,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "label": "Data source",
+      "description": "Prometheus that scrapes podconfig-exporter",
+      "query": "prometheus"
+     },
+     {
+      "type": "query",
+      "name": "cluster",
+      "skipUrlSync": false,
+      "multi": false,
+      "allowCustomValue": true,
+      "includeAll": true,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "datasource": {
+       "type": "prometheus",
+       "uid": "${datasource}"
+      },
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, " + (c.clusterLabel) + ")",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, " + (c.clusterLabel) + ")",
+      "refresh": 2,
+      "sort": 1,
+      "label": "Cluster",
+      "description": "Cluster (the value of the " + (c.clusterLabel) + " label); All also matches series without one",
+      "allValue": ".*",
+      "current": {
+       "text": "All",
+       "value": "$__all"
+      }
+     },
+     {
+      "type": "query",
+      "name": "job",
+      "skipUrlSync": false,
+      "multi": false,
+      "allowCustomValue": true,
+      "includeAll": false,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "datasource": {
+       "type": "prometheus",
+       "uid": "${datasource}"
+      },
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\"}, job)",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\"}, job)",
+      "refresh": 2,
+      "sort": 1,
+      "label": "Job",
+      "description": "Prometheus job scraping podconfig-exporter"
+     },
+     {
+      "type": "query",
+      "name": "instance",
+      "skipUrlSync": false,
+      "multi": false,
+      "allowCustomValue": true,
+      "includeAll": false,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "datasource": {
+       "type": "prometheus",
+       "uid": "${datasource}"
+      },
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}, instance)",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}, instance)",
+      "refresh": 2,
+      "sort": 7,
+      "label": "Instance",
+      "description": "Exporter (node) to show"
+     }
+    ]
+   },
+   "annotations": {},
+   "title": "podconfig-exporter / Node readiness",
+   "uid": "podconfig-node-readiness",
+   "description": "One node's pod config sources and the kubelet's SourcesReady gate, as reproduced by podconfig-exporter.",
+   "tags": c.grafanaDashboardTags,
+   "time": {
+    "from": "now-1h",
+    "to": "now"
+   },
+   "refresh": "30s",
+   "links": [
+    {
+     "title": "Fleet readiness",
+     "type": "link",
+     "icon": "dashboard",
+     "tooltip": "All nodes: who is not ready, slowest starts",
+     "tags": [],
+     "asDropdown": false,
+     "placement": "inControlsMenu",
+     "targetBlank": false,
+     "includeVars": true,
+     "keepTime": true,
+     "url": "/d/podconfig-fleet-readiness"
+    }
+   ],
+   "panels": [
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 1,
+     "panels": [],
+     "title": "Readiness",
+     "gridPos": {
+      "x": 0,
+      "y": 0,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "value",
+      "justifyMode": "auto",
+      "textMode": "value_and_name",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
+     "title": "Time to all sources ready: the kubelet",
+     "description": "The node's kubelet, from its process start (process_start_time_seconds) to its first completed housekeeping, which it runs only once every source is ready (on a 2 s tick): podconfig_kubelet_time_to_ready_seconds, read by the cross-check (--kubelet.url). exact: watched from not ready to ready, earlier by at most the error shown (one poll period plus the polls' durations). at most: an upper bound, the kubelet was already ready when the exporter first read it (it started, or restarted, later). Without the cross-check there is no kubelet figure: the copy's is beside it.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
+       "decimals": 1,
+       "mappings": [
+        {
+         "type": "value",
+         "options": {
+          "-1": {
+           "text": "needs the kubelet cross-check (--kubelet.url)",
+           "color": "text",
+           "index": 0
+          },
+          "-2": {
+           "text": "not ready yet",
+           "color": "red",
+           "index": 1
+          },
+          "-3": {
+           "text": "unknown: the kubelet is not read, or its version not checked",
+           "color": "text",
+           "index": 2
+          }
+         }
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 0,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "exact",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "podconfig_kubelet_time_to_ready_error_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "earlier by at most",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"upper_bound\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "at most (ready before the first poll)",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "(\n  max(podconfig_kubelet_housekeeping_ran{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) * 0 + -2\n  or on () max(podconfig_kubelet_up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) * 0 + -3\n  or on () max(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) * 0 + -1\n)\nunless on () count(podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
+       "refId": "D",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "the kubelet",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 2
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "none",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "title": "The copy's time to ready",
+     "description": "The exporter's copy of the readiness core: seconds from its readiness clock's start to all of its sources ready (podconfig_time_to_ready_seconds). The clock starts with the exporter, so this is the copy's warm-up; after a kubelet restart the cross-check saw, it starts at the kubelet's start and this is the copy's replay. It is not the kubelet's time: that is the panel beside it.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       },
+       "decimals": 2,
+       "noValue": "not ready yet"
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 4,
+      "x": 6,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "podconfig_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 3
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "background",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigNoSourceReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfignosourceready" + (runbookParts[1])
+      }
+     ],
+     "title": "All sources ready",
+     "description": "SourcesReady.allReady() right now. While it is 'no' the kubelet skips housekeeping and refuses to kill pods removed from a source.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "bool_yes_no",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "red"
+         },
+         {
+          "value": 1,
+          "color": "green"
+         }
+        ]
+       },
+       "mappings": [
+        {
+         "type": "value",
+         "options": {
+          "0": {
+           "text": "no",
+           "color": "red",
+           "index": 0
+          },
+          "1": {
+           "text": "yes",
+           "color": "green",
+           "index": 1
+          }
+         }
+        }
+       ],
+       "links": [
+        {
+         "title": "Status page of ${__field.labels.pod} (through kubectl proxy)",
+         "type": "link",
+         "icon": "",
+         "tooltip": "",
+         "tags": [],
+         "asDropdown": false,
+         "placement": "inControlsMenu",
+         "targetBlank": true,
+         "includeVars": false,
+         "keepTime": false,
+         "url": (c.statusPageProxyURL) + "/api/v1/namespaces/${__field.labels.namespace}/pods/${__field.labels.pod}:9847/proxy/"
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 5,
+      "x": 10,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "podconfig_sources_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 4
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "value",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
+     "title": "Sources not ready",
+     "description": "Registered sources that are not yet both stored and seen. Any value above zero keeps the whole node not ready.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 5,
+      "x": 15,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "count(podconfig_source_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 5
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "none",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "title": "Pods stored",
+     "description": "Pods held in pod storage, summed over all sources.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 4,
+      "x": 20,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "sum(podconfig_source_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 6
+    },
+    {
+     "type": "state-timeline",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "showValue": "auto",
+      "rowHeight": 0.9,
+      "mergeValues": true,
+      "alignValue": "left",
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "single",
+       "sort": "asc"
+      },
+      "perPage": 20
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {
+        "lineWidth": 0,
+        "fillOpacity": 70
+       },
+       "unit": "bool_yes_no",
+       "mappings": [
+        {
+         "type": "value",
+         "options": {
+          "0": {
+           "text": "no",
+           "color": "red",
+           "index": 0
+          },
+          "1": {
+           "text": "yes",
+           "color": "green",
+           "index": 1
+          }
+         }
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStoredNotSeen",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestorednotseen" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
+     "title": "Source state: stored / seen / ready",
+     "description": "Per source: stored = pod storage has merged a SET from it; seen = the sync loop called addSource after dispatching one of its updates; ready = both. A source stuck at stored without seen means the sync loop is not consuming updates.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 24,
+      "x": 0,
+      "y": 6
+     },
+     "targets": [
+      {
+       "expr": "podconfig_source_stored{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} stored",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_source_seen{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} seen",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_source_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} ready",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 7
+    },
+    {
+     "type": "bargauge",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "displayMode": "basic",
+      "valueMode": "color",
+      "namePlacement": "auto",
+      "showUnfilled": true,
+      "sizing": "auto",
+      "minVizWidth": 8,
+      "minVizHeight": 16,
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": false,
+       "calcs": []
+      },
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "maxVizHeight": 300,
+      "orientation": "horizontal"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
+     "title": "Transition time after start, per source",
+     "description": "Seconds after the readiness clock started at which each source was stored and then seen (the *_timestamp_seconds gauges minus podconfig_start_time_seconds). A source missing here has not made that transition yet.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
+       "min": 0,
+       "decimals": 1
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 14
+     },
+     "targets": [
+      {
+       "expr": "(podconfig_source_stored_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0) - ignoring (source) group_left () podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} stored",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "(podconfig_source_seen_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0) - ignoring (source) group_left () podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} seen",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 8
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Pods per source",
+     "description": "Pods held in pod storage per source (after the SET snapshots were merged). A source that never sent a SET shows 0.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 14
+     },
+     "targets": [
+      {
+       "expr": "podconfig_source_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 9
+    },
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 10,
+     "panels": [],
+     "title": "Update flow: sources → PodConfig → sync loop",
+     "gridPos": {
+      "x": 0,
+      "y": 22,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "ops",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Updates sent by sources",
+     "description": "Rate of updates the sources sent into PodConfig, by source and op (the sources send SET snapshots; RESTORE comes from checkpoints).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 23
+     },
+     "targets": [
+      {
+       "expr": "sum by (source, op) (rate(podconfig_source_updates_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} {{op}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 11
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "ops",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Updates dispatched by the sync loop",
+     "description": "Rate of updates the sync loop handed to the handler, by source and op (what the storage's merge emitted: ADD, UPDATE, REMOVE, DELETE, RECONCILE, RESTORE).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 23
+     },
+     "targets": [
+      {
+       "expr": "sum by (source, op) (rate(podconfig_updates_dispatched_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} {{op}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 12
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Dispatch latency p50 / p99",
+     "description": "Time the handler took per dispatched update, all ops together (podconfig_dispatch_duration_seconds). Exemplars link to the trace of a slow dispatch when the exporter runs with --web.enable-exemplars.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 8,
+      "x": 0,
+      "y": 31
+     },
+     "targets": [
+      {
+       "expr": "histogram_quantile(0.5, sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "p50",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "histogram_quantile(0.99, sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "p99",
+       "range": true,
+       "instant": false,
+       "exemplar": true
+      }
+     ],
+     "id": 13
+    },
+    {
+     "type": "heatmap",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "calculate": false,
+      "color": {
+       "scheme": "Oranges",
+       "fill": "dark-orange",
+       "exponent": 0.5,
+       "steps": 64,
+       "reverse": false
+      },
+      "filterValues": {
+       "le": 1e-9
+      },
+      "showValue": "auto",
+      "cellGap": 1,
+      "yAxis": {
+       "unit": "s"
+      },
+      "legend": {
+       "show": true
+      },
+      "tooltip": {
+       "mode": "single"
+      },
+      "exemplars": {
+       "color": "rgba(255,0,255,0.7)"
+      },
+      "selectionMode": "x"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s"
+      },
+      "overrides": []
+     },
+     "title": "Dispatch latency distribution",
+     "description": "Histogram buckets of handler dispatch time over time. Exemplar dots carry the trace_id of the dispatch span; click one to open the trace.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 8,
+      "x": 8,
+      "y": 31
+     },
+     "targets": [
+      {
+       "expr": "sum by (le) (rate(podconfig_dispatch_duration_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{le}}",
+       "range": true,
+       "instant": false,
+       "format": "heatmap",
+       "exemplar": true
+      }
+     ],
+     "id": 14
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Queue wait p50 / p99",
+     "description": "Time an update spent on the ordered queue between the merge that emitted it and its dispatch. Growth means the sync loop is behind (the queue applies backpressure, it never drops).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 8,
+      "x": 16,
+      "y": 31
+     },
+     "targets": [
+      {
+       "expr": "histogram_quantile(0.5, sum by (le) (rate(podconfig_queue_wait_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "p50",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "histogram_quantile(0.99, sum by (le) (rate(podconfig_queue_wait_seconds_bucket{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])))",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "p99",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 15
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigApiWatchBehind",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigapiwatchbehind" + (runbookParts[1])
+      }
+     ],
+     "title": "API watch lag and backlog",
+     "description": "How far the api source is behind its watch stream, where the queue metrics cannot see: the largest time over the last minute from reading an event to its SET accepted by pod storage, and how long the reader has continuously had events waiting (0 when caught up). A backlog that keeps growing means updates from the API server reach the sync loop late (PodConfigApiWatchBehind).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 24,
+      "x": 0,
+      "y": 39
+     },
+     "targets": [
+      {
+       "expr": "max(podconfig_api_watch_lag_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "largest event lag (1m)",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "max(podconfig_api_watch_backlog_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"})",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "backlog age",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 16
+    },
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 17,
+     "panels": [],
+     "title": "Housekeeping, deletions and source errors",
+     "gridPos": {
+      "x": 0,
+      "y": 47,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "ops",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigHousekeepingBlocked",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfighousekeepingblocked" + (runbookParts[1])
+      }
+     ],
+     "title": "Housekeeping run vs skipped",
+     "description": "Housekeeping ticks (kubelet: every 2 s) that ran handlePodCleanups versus ticks skipped because not all sources were ready (kubelet -v=4: 'SyncLoop (housekeeping, skipped): sources aren't ready yet').",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 48
+     },
+     "targets": [
+      {
+       "expr": "sum(rate(podconfig_housekeeping_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "run",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "sum(rate(podconfig_housekeeping_skipped_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "skipped (sources not ready)",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 18
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Deferred pod deletions",
+     "description": "Pods removed from a source whose kill was refused because the sources were not all ready (kubelet: 'skipping delete because sources aren't ready yet'), per interval (the increase of podconfig_pod_deletions_deferred_total). Those pods keep running until every source is ready.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 48
+     },
+     "targets": [
+      {
+       "expr": "sum(increase(podconfig_pod_deletions_deferred_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "deferred in the interval",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 19
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "cps",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceErrors",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourceerrors" + (runbookParts[1])
+      }
+     ],
+     "title": "Source errors by reason",
+     "description": "Read, fetch, status, decode, watch and checkpoint failures per source. A failing http or api source sends no update, so it never becomes stored (kubernetes #15122, #88402).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 56
+     },
+     "targets": [
+      {
+       "expr": "sum by (source, reason) (rate(podconfig_source_errors_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} {{reason}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 20
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
+      }
+     ],
+     "title": "Time since last success per source",
+     "description": "Seconds since each source last listed, fetched or received a watch event successfully. file and http succeed on every check (default every 20 s); the api source only on list and watch events, so it can be quiet on a calm node. Sources that never succeeded are not shown.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 56
+     },
+     "targets": [
+      {
+       "expr": "time() - (podconfig_source_last_success_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} > 0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 21
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcestale" + (runbookParts[1])
+      }
+     ],
+     "title": "Stale sources",
+     "description": "1 while a source has had no successful list, fetch or watch event in 3 of its periods (file: the relist period; http: the poll period plus the 10 s timeout; api: twice the minimum watch timeout). Ready or not, such a source is failing or frozen: PodConfigSourceStale.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 24,
+      "x": 0,
+      "y": 64
+     },
+     "targets": [
+      {
+       "expr": "podconfig_source_stale{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} or 0 * podconfig_source_last_success_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}}",
+       "range": true,
+       "instant": false
+      }
+     ],
      "id": 22
+    },
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 23,
+     "panels": [],
+     "title": "Kubelet cross-check (--kubelet.url) and orphaned mirror pods",
+     "gridPos": {
+      "x": 0,
+      "y": 69,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "state-timeline",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "showValue": "auto",
+      "rowHeight": 0.9,
+      "mergeValues": true,
+      "alignValue": "left",
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "single",
+       "sort": "asc"
+      },
+      "perPage": 20
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {
+        "lineWidth": 0,
+        "fillOpacity": 70
+       },
+       "unit": "bool_yes_no",
+       "mappings": [
+        {
+         "type": "value",
+         "options": {
+          "0": {
+           "text": "no",
+           "color": "red",
+           "index": 0
+          },
+          "1": {
+           "text": "yes",
+           "color": "green",
+           "index": 1
+          }
+         }
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletHousekeepingNotRunning",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletPLEGStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletRuntimeDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
+      }
+     ],
+     "title": "The kubelet's own signals",
+     "description": "What the node's kubelet /metrics says: cross-check up (the poll succeeds), housekeeping ran in its current process (HandlePodCleanups wrote its series, which it does only once all its sources are ready), and its sync loop paused (PLEG not relisted for 3 min, or no successful runtime Status for 30 s; the copy is held meanwhile). Nothing shows without --kubelet.url.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 70
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "cross-check up",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_kubelet_housekeeping_ran{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "housekeeping ran",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_kubelet_sync_loop_paused{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "paused: {{reason}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 24
+    },
+    {
+     "type": "state-timeline",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "showValue": "auto",
+      "rowHeight": 0.9,
+      "mergeValues": true,
+      "alignValue": "left",
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "single",
+       "sort": "asc"
+      },
+      "perPage": 20
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {
+        "lineWidth": 0,
+        "fillOpacity": 70
+       },
+       "unit": "bool_yes_no",
+       "mappings": [
+        {
+         "type": "value",
+         "options": {
+          "0": {
+           "text": "no",
+           "color": "red",
+           "index": 0
+          },
+          "1": {
+           "text": "yes",
+           "color": "green",
+           "index": 1
+          }
+         }
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletDisagreement",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
+      }
+     ],
+     "title": "Copy and kubelet disagreeing",
+     "description": "copy_ready_kubelet_not: the exporter's copy has all sources ready, the kubelet has not housekept (its sources are not ready, or its loop is paused). kubelet_ready_copy_not: the reverse. The exporter's readiness is never changed by this.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 70
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_disagreement{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{direction}} ({{reason}})",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 25
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Desired pods: kubelet vs copy",
+     "description": "The kubelet's kubelet_desired_pods at its last housekeeping, static (file, http) or not (api), beside the copy's: pods stored from file and http, api pods that are not mirror pods. Informational: the kubelet counts terminated pods it still tracks.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 78
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_desired_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "kubelet static={{static}}",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_kubelet_copy_desired_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "copy static={{static}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 26
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigManifestRefused",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
+      }
+     ],
+     "title": "Refused static pod manifests",
+     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 78
+     },
+     "targets": [
+      {
+       "expr": "podconfig_manifests{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"refused\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} refused",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", reason!=\"duplicate\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{file}} ({{reason}})",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info_overflow{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} refused or shadowed beyond the info series' cap",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 27
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigStaticPodShadowed",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigstaticpodshadowed" + (runbookParts[1])
+      }
+     ],
+     "title": "Shadowed static pod manifests",
+     "description": "Manifests whose pod another manifest of the same namespace and name replaces (a .bak copy read after the real file): the kubelet runs the other one.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 86
+     },
+     "targets": [
+      {
+       "expr": "podconfig_manifests{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"duplicate\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} shadowed",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_manifest_info{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", reason=\"duplicate\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{file}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 28
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigOrphanedMirrorPod",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
+      }
+     ],
+     "title": "Orphaned and stale mirror pods",
+     "description": "Mirror pods of this node whose static pod is gone from its file or http source. Only the kubelet's housekeeping deletes them: one that stays means its static pod most likely still runs. Stale: static pods whose mirror pod has another hash or is being deleted (the kubelet's pod sync replaces it; one that stays means that sync is not running). Needs the api source.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 86
+     },
+     "targets": [
+      {
+       "expr": "podconfig_orphaned_mirror_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} orphaned",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_stale_mirror_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} stale",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_orphaned_mirror_pod_age_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} oldest, seconds",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 29
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigMirrorPodMissing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigmirrorpodmissing" + (runbookParts[1])
+      }
+     ],
+     "title": "Static pods without a mirror pod",
+     "description": "Seconds since the static pod of each source that has longest had no mirror pod in the API was first seen without one. The kubelet creates a mirror pod for every static pod; one that never appears was refused by the API (admission, NodeRestriction). Needs the api source.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 0,
+      "y": 94
+     },
+     "targets": [
+      {
+       "expr": "podconfig_missing_mirror_pod_age_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}} oldest without a mirror pod",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 30
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Kubelet PLEG and uptime",
+     "description": "Seconds since the kubelet's PLEG last relisted (over 180 s its sync loop is paused), the mean relist duration between two polls, and seconds since the kubelet's process started (back to 0 at each restart, which resets the copy).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 12,
+      "x": 12,
+      "y": 94
+     },
+     "targets": [
+      {
+       "expr": "time() - podconfig_kubelet_pleg_last_seen_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "since PLEG relist",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "podconfig_kubelet_pleg_relist_duration_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "relist duration",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "time() - podconfig_kubelet_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "kubelet uptime",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 31
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Kubelet restarts seen",
+     "description": "Kubelet restarts the cross-check saw (its process start time changed) per interval; each reset the copy and started a new measurement of the kubelet's time to ready.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 6,
+      "x": 0,
+      "y": 102
+     },
+     "targets": [
+      {
+       "expr": "increase(podconfig_kubelet_restarts_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval])",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "restarts",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 32
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "none",
+      "justifyMode": "auto",
+      "textMode": "name",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "title": "Kubelet version",
+     "description": "The kubelet's kubernetes_build_info git_version as the cross-check read it, and whether its ALPHA series were checked for this exporter (supported).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "none",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       },
+       "noValue": "not read"
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 6,
+      "x": 6,
+      "y": 102
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_info{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{version}} (checked: {{supported}})",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 33
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "reqps",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     ],
+     "title": "Kubelet polls",
+     "description": "Polls of the kubelet's /metrics per second and failures by reason (unauthorized: the token; forbidden: RBAC nodes/metrics; fetch: network or TLS; parse: not an exposition).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 8,
+      "x": 12,
+      "y": 102
+     },
+     "targets": [
+      {
+       "expr": "sum(rate(podconfig_kubelet_polls_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "polls",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "sum by (reason) (rate(podconfig_kubelet_poll_errors_total{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__rate_interval]))",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "failed: {{reason}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 34
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     ],
+     "title": "Kubelet poll duration and age",
+     "description": "How long the last successful poll took (reading included), and seconds since it.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 8,
+      "x": 20,
+      "y": 102
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_poll_duration_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "last poll",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "time() - podconfig_kubelet_last_success_timestamp_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "since last success",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 35
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "bytes",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Kubelet answer size",
+     "description": "Size of the kubelet's last successful /metrics answer (answers over 32 MiB are refused).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 8,
+      "x": 0,
+      "y": 110
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_poll_response_bytes{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "last answer",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 36
+    }
+   ]
+  },
+  "fleet-readiness.json": {
+   "timezone": "utc",
+   "editable": true,
+   "graphTooltip": 1,
+   "fiscalYearStartMonth": 0,
+   "schemaVersion": 42,
+   "templating": {
+    "list": [
+     {
+      "type": "datasource",
+      "name": "datasource",
+      "skipUrlSync": false,
+      "multi": false,
+      "allowCustomValue": true,
+      "includeAll": false,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "label": "Data source",
+      "description": "Prometheus that scrapes podconfig-exporter",
+      "query": "prometheus"
+     },
+     {
+      "type": "query",
+      "name": "cluster",
+      "skipUrlSync": false,
+      "multi": false,
+      "allowCustomValue": true,
+      "includeAll": true,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "datasource": {
+       "type": "prometheus",
+       "uid": "${datasource}"
+      },
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, " + (c.clusterLabel) + ")",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + "}, " + (c.clusterLabel) + ")",
+      "refresh": 2,
+      "sort": 1,
+      "label": "Cluster",
+      "description": "Cluster (the value of the " + (c.clusterLabel) + " label); All also matches series without one",
+      "allValue": ".*",
+      "current": {
+       "text": "All",
+       "value": "$__all"
+      }
+     },
+     {
+      "type": "query",
+      "name": "job",
+      "skipUrlSync": false,
+      "multi": true,
+      "allowCustomValue": true,
+      "includeAll": true,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "datasource": {
+       "type": "prometheus",
+       "uid": "${datasource}"
+      },
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\"}, job)",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\"}, job)",
+      "refresh": 2,
+      "sort": 1,
+      "label": "Job",
+      "description": "Prometheus job scraping podconfig-exporter",
+      "allValue": ".*"
+     },
+     {
+      "type": "query",
+      "name": "instance",
+      "skipUrlSync": false,
+      "multi": true,
+      "allowCustomValue": true,
+      "includeAll": true,
+      "auto": false,
+      "auto_min": "10s",
+      "auto_count": 30,
+      "datasource": {
+       "type": "prometheus",
+       "uid": "${datasource}"
+      },
+      "query": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}, instance)",
+      "definition": "label_values(podconfig_start_time_seconds{" + (c.podconfigSelector) + ", " + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}, instance)",
+      "refresh": 2,
+      "sort": 7,
+      "label": "Instance",
+      "description": "Exporters (nodes) to include",
+      "allValue": ".*",
+      "current": {
+       "text": "All",
+       "value": "$__all"
+      }
+     }
+    ]
+   },
+   "annotations": {},
+   "title": "podconfig-exporter / Fleet readiness",
+   "uid": "podconfig-fleet-readiness",
+   "description": "Pod config source readiness across all nodes running podconfig-exporter: who is not ready, how long startups take, which sources are stuck.",
+   "tags": c.grafanaDashboardTags,
+   "time": {
+    "from": "now-6h",
+    "to": "now"
+   },
+   "refresh": "1m",
+   "links": [
+    {
+     "title": "Node readiness",
+     "type": "link",
+     "icon": "dashboard",
+     "tooltip": "One node: per-source state and update flow",
+     "tags": [],
+     "asDropdown": false,
+     "placement": "inControlsMenu",
+     "targetBlank": false,
+     "includeVars": true,
+     "keepTime": true,
+     "url": "/d/podconfig-node-readiness"
+    }
+   ],
+   "panels": [
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 1,
+     "panels": [],
+     "title": "Now",
+     "gridPos": {
+      "x": 0,
+      "y": 0,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "background",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReadyFleetWide",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotreadyfleetwide" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
+     "title": "Nodes not ready",
+     "description": "Exporters whose sources are not all ready right now (SourcesReady.allReady() false). On such a node the kubelet skips housekeeping and refuses to kill removed pods.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 0,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "count(podconfig_sources_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 2
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "none",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigExporterAbsent",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
+      }
+     ],
+     "title": "Nodes reporting",
+     "description": "Exporters currently exposing podconfig metrics.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "red"
+         },
+         {
+          "value": 1,
+          "color": "green"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 6,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "count(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 3
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "background",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigExporterDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterdown" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigExporterAbsent",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigexporterabsent" + (runbookParts[1])
+      }
+     ],
+     "title": "Exporters down",
+     "description": "Scrape targets of the selected job that exposed podconfig metrics in the time range and failed their last scrape (up == 0). Their readiness is unknown.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 12,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "count(up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0 and on (" + (c.clusterLabel) + ", job, instance) max_over_time(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__range])) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 4
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "value",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
+     "title": "Fleet p90 time to ready: the kubelets",
+     "description": "90th percentile of the kubelets' own time to all sources ready (from each kubelet's start to its first housekeeping), over the nodes whose figure is exact: recording rule job:podconfig_kubelet_time_to_ready_seconds:quantile (ignores the instance filter). Upper bounds (a kubelet already ready when its exporter first read it) are left out: 'Kubelet figures' counts them. Needs the kubelet cross-check (--kubelet.url).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
+       "decimals": 1,
+       "noValue": "no exact figure: needs the kubelet cross-check (--kubelet.url)"
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 18,
+      "y": 1
+     },
+     "targets": [
+      {
+       "expr": "max(job:podconfig_kubelet_time_to_ready_seconds:quantile{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", quantile=\"0.9\"})",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 5
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0,
+       "links": [
+        {
+         "title": "Node readiness for ${__field.labels.instance}",
+         "type": "link",
+         "icon": "",
+         "tooltip": "",
+         "tags": [],
+         "asDropdown": false,
+         "placement": "inControlsMenu",
+         "targetBlank": false,
+         "includeVars": false,
+         "keepTime": false,
+         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-cluster=${__field.labels." + (c.clusterLabel) + "}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "title": "Nodes not ready: time waited, longest 20",
+     "description": "Seconds each node has been waiting for all its sources to be ready (SourcesReady.allReady() false since the exporter started), for the 20 nodes waiting longest at each moment. A ready node leaves the panel, so it stays readable at thousands of nodes; 'Nodes not ready' above counts them all.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 24,
+      "x": 0,
+      "y": 6
+     },
+     "targets": [
+      {
+       "expr": "topk(20, (time() - podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) and on (" + (c.clusterLabel) + ", job, instance) (max by (" + (c.clusterLabel) + ", job, instance) (podconfig_sources_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 0))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{instance}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 6
+    },
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 7,
+     "panels": [],
+     "title": "Time to ready: the kubelets",
+     "gridPos": {
+      "x": 0,
+      "y": 14,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "none",
+      "colorMode": "none",
+      "justifyMode": "auto",
+      "textMode": "value_and_name",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "title": "Kubelet figures",
+     "description": "Nodes whose kubelet's time to all sources ready is exact (the cross-check watched it become ready) or only an upper bound (it was ready when the exporter first read it: the exporter started or restarted later), and nodes without the kubelet cross-check (no --kubelet.url: no kubelet figure at all). Only exact figures feed the panels of this row.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "text"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 6,
+      "x": 0,
+      "y": 15
+     },
+     "targets": [
+      {
+       "expr": "count(podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"}) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "exact",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "count(podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"upper_bound\"}) or vector(0)",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "only a bound",
+       "instant": true,
+       "range": false
+      },
+      {
+       "expr": "count(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} unless on (" + (c.clusterLabel) + ", job, instance) podconfig_kubelet_up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) or vector(0)",
+       "refId": "C",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "no cross-check",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 8
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Kubelets' time to ready across the fleet",
+     "description": "Quantiles and maximum of the kubelets' exact time to all sources ready across the job's nodes (recording rules job:podconfig_kubelet_time_to_ready_seconds:*; they ignore the instance filter). Each node counts with its kubelet's latest start; bounds are left out.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 6,
+      "x": 6,
+      "y": 15
+     },
+     "targets": [
+      {
+       "expr": "job:podconfig_kubelet_time_to_ready_seconds:quantile{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "p{{quantile}} {{job}}",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "job:podconfig_kubelet_time_to_ready_seconds:max{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "max {{job}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 9
+    },
+    {
+     "type": "histogram",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "bucketCount": 30,
+      "bucketOffset": 0,
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "single",
+       "sort": "asc"
+      },
+      "combine": true
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {
+        "lineWidth": 1,
+        "fillOpacity": 80,
+        "gradientMode": "none"
+       },
+       "unit": "s"
+      },
+      "overrides": []
+     },
+     "title": "Kubelets' time to ready: distribution across nodes",
+     "description": "How many nodes' kubelets took how long from their start to all sources ready, exact figures only ('Kubelet figures' says how many nodes have only a bound). Nodes not ready yet are not counted (see 'Nodes not ready').",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 6,
+      "x": 12,
+      "y": 15
+     },
+     "targets": [
+      {
+       "expr": "podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{instance}}",
+       "instant": true,
+       "range": false,
+       "format": "table"
+      }
+     ],
+     "id": 10
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "s",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "The copies' warm-up across the fleet",
+     "description": "The exporters' copies: time from each copy's readiness clock start (the exporter's start, or the kubelet's after a restart the cross-check saw) to all its sources ready (recording rules job:podconfig_time_to_ready_seconds:*). Not the kubelets' time: a copy started after its kubelet measures its own warm-up.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 6,
+      "x": 18,
+      "y": 15
+     },
+     "targets": [
+      {
+       "expr": "job:podconfig_time_to_ready_seconds:quantile{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "p{{quantile}} {{job}}",
+       "range": true,
+       "instant": false
+      },
+      {
+       "expr": "job:podconfig_time_to_ready_seconds:max{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\"}",
+       "refId": "B",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "max {{job}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 11
+    },
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 12,
+     "panels": [],
+     "title": "Slow and stuck",
+     "gridPos": {
+      "x": 0,
+      "y": 24,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "bargauge",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "displayMode": "basic",
+      "valueMode": "color",
+      "namePlacement": "auto",
+      "showUnfilled": true,
+      "sizing": "auto",
+      "minVizWidth": 8,
+      "minVizHeight": 16,
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": false,
+       "calcs": []
+      },
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "maxVizHeight": 300,
+      "orientation": "horizontal"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSlowStartup",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigslowstartup" + (runbookParts[1])
+      }
+     ],
+     "title": "Slowest nodes",
+     "description": "Top 10 nodes by their kubelet's exact time to all sources ready. Nodes with only an upper bound are left out ('Kubelet figures' counts them); nodes not ready yet are in 'Nodes not ready: time waited'.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "s",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": std.parseJson(formatNumber(c.slowStartupThresholdSeconds)),
+          "color": "red"
+         }
+        ]
+       },
+       "min": 0,
+       "decimals": 1,
+       "links": [
+        {
+         "title": "Node readiness for ${__field.labels.instance}",
+         "type": "link",
+         "icon": "",
+         "tooltip": "",
+         "tags": [],
+         "asDropdown": false,
+         "placement": "inControlsMenu",
+         "targetBlank": false,
+         "includeVars": false,
+         "keepTime": false,
+         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-cluster=${__field.labels." + (c.clusterLabel) + "}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 8,
+      "x": 0,
+      "y": 25
+     },
+     "targets": [
+      {
+       "expr": "topk(10, podconfig_kubelet_time_to_ready_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", measurement=\"exact\"})",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{instance}}",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 13
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "title": "Stuck sources by source",
+     "description": "Number of nodes on which each source is registered but not ready (not both stored and seen). A whole-fleet http line usually means the manifest URL is not served (#15122); an api line, an unreachable API server (#88402).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 8,
+      "x": 8,
+      "y": 25
+     },
+     "targets": [
+      {
+       "expr": "count by (source) (podconfig_source_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{source}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 14
+    },
+    {
+     "type": "table",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "frameIndex": 0,
+      "showHeader": true,
+      "showTypeIcons": false,
+      "footer": {
+       "show": false,
+       "reducer": [],
+       "countRows": false
+      },
+      "cellHeight": "sm"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {
+        "align": "auto",
+        "inspect": false
+       },
+       "unit": "s",
+       "links": [
+        {
+         "title": "Node readiness for ${__data.fields.instance}",
+         "type": "link",
+         "icon": "",
+         "tooltip": "",
+         "tags": [],
+         "asDropdown": false,
+         "placement": "inControlsMenu",
+         "targetBlank": false,
+         "includeVars": false,
+         "keepTime": false,
+         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-cluster=${__data.fields." + (c.clusterLabel) + "}&var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&${__url_time_range}"
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigSourceNotReady",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigsourcenotready" + (runbookParts[1])
+      }
+     ],
+     "title": "Stuck sources",
+     "description": "The (node, source) pairs that are not ready, with the seconds since that exporter started waiting: the 50 waiting longest.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 9,
+      "w": 8,
+      "x": 16,
+      "y": 25
+     },
+     "targets": [
+      {
+       "expr": "topk(50, (podconfig_source_ready{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) + on (" + (c.clusterLabel) + ", job, instance) group_left () (time() - podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}))",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false,
+       "format": "table"
+      }
+     ],
+     "id": 15
+    },
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 16,
+     "panels": [],
+     "title": "Restarts",
+     "gridPos": {
+      "x": 0,
+      "y": 34,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "bargauge",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "displayMode": "basic",
+      "valueMode": "color",
+      "namePlacement": "auto",
+      "showUnfilled": true,
+      "sizing": "auto",
+      "minVizWidth": 8,
+      "minVizHeight": 16,
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": false,
+       "calcs": []
+      },
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "maxVizHeight": 300,
+      "orientation": "horizontal"
+     },
+     "title": "Exporter restarts in the time range",
+     "description": "How often each exporter restarted (a new podconfig_start_time_seconds) in the dashboard's time range. Every restart (node reboot or exporter restart) starts a new readiness measurement.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "yellow"
+         }
+        ]
+       },
+       "min": 0,
+       "noValue": "no restarts",
+       "links": [
+        {
+         "title": "Node readiness for ${__field.labels.instance}",
+         "type": "link",
+         "icon": "",
+         "tooltip": "",
+         "tags": [],
+         "asDropdown": false,
+         "placement": "inControlsMenu",
+         "targetBlank": false,
+         "includeVars": false,
+         "keepTime": false,
+         "url": "/d/podconfig-node-readiness?${datasource:queryparam}&var-cluster=${__field.labels." + (c.clusterLabel) + "}&var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&${__url_time_range}"
+        }
+       ]
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 7,
+      "w": 24,
+      "x": 0,
+      "y": 35
+     },
+     "targets": [
+      {
+       "expr": "topk(20, changes(podconfig_start_time_seconds{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}[$__range]) > 0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{instance}}",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 17
+    },
+    {
+     "type": "row",
+     "collapsed": false,
+     "id": 18,
+     "panels": [],
+     "title": "Kubelet cross-check",
+     "gridPos": {
+      "x": 0,
+      "y": 42,
+      "h": 1,
+      "w": 24
+     }
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "background",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletHousekeepingNotRunning",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubelethousekeepingnotrunning" + (runbookParts[1])
+      }
+     ],
+     "title": "Kubelets not housekeeping",
+     "description": "Nodes whose kubelet has not run housekeeping since it started (the series only HandlePodCleanups writes are missing): by its own word its sources are not all ready, or its loop is paused. Needs --kubelet.url.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 0,
+      "y": 43
+     },
+     "targets": [
+      {
+       "expr": "count(podconfig_kubelet_housekeeping_ran{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 19
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "background",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletPLEGStale",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletplegstale" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigKubeletRuntimeDown",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletruntimedown" + (runbookParts[1])
+      }
+     ],
+     "title": "Kubelet sync loops paused",
+     "description": "Nodes whose kubelet skips every sync loop iteration: PLEG not relisted for 3 minutes, or no successful container runtime Status for 30 s.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 6,
+      "y": 43
+     },
+     "targets": [
+      {
+       "expr": "count(max by (" + (c.clusterLabel) + ", job, instance) (podconfig_kubelet_sync_loop_paused{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 1) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 20
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "background",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletDisagreement",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletdisagreement" + (runbookParts[1])
+      }
+     ],
+     "title": "Copy and kubelet disagreeing",
+     "description": "Nodes where the exporter's copy and the kubelet's own signals disagree on readiness (either direction).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 12,
+      "y": 43
+     },
+     "targets": [
+      {
+       "expr": "count(max by (" + (c.clusterLabel) + ", job, instance) (podconfig_kubelet_disagreement{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}) == 1) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 21
+    },
+    {
+     "type": "stat",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "graphMode": "area",
+      "colorMode": "background",
+      "justifyMode": "auto",
+      "textMode": "auto",
+      "wideLayout": true,
+      "showPercentChange": false,
+      "reduceOptions": {
+       "calcs": [
+        "lastNotNull"
+       ],
+       "values": false
+      },
+      "percentChangeColorMode": "standard",
+      "orientation": "auto"
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigKubeletCrossCheckFailing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigkubeletcrosscheckfailing" + (runbookParts[1])
+      }
+     ],
+     "title": "Cross-checks failing",
+     "description": "Exporters whose last poll of the kubelet's /metrics failed: their kubelet's signals are unknown (podconfig_kubelet_poll_errors_total says why).",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "fieldConfig": {
+      "defaults": {
+       "unit": "short",
+       "thresholds": {
+        "mode": "absolute",
+        "steps": [
+         {
+          "value": null,
+          "color": "green"
+         },
+         {
+          "value": 1,
+          "color": "red"
+         }
+        ]
+       }
+      },
+      "overrides": []
+     },
+     "gridPos": {
+      "h": 5,
+      "w": 6,
+      "x": 18,
+      "y": 43
+     },
+     "targets": [
+      {
+       "expr": "count(podconfig_kubelet_up{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"} == 0) or vector(0)",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "__auto",
+       "instant": true,
+       "range": false
+      }
+     ],
+     "id": 22
+    },
+    {
+     "type": "timeseries",
+     "transparent": false,
+     "repeatDirection": "h",
+     "options": {
+      "legend": {
+       "displayMode": "list",
+       "placement": "bottom",
+       "showLegend": true,
+       "calcs": []
+      },
+      "tooltip": {
+       "mode": "multi",
+       "sort": "desc"
+      }
+     },
+     "fieldConfig": {
+      "defaults": {
+       "custom": {},
+       "unit": "short",
+       "min": 0
+      },
+      "overrides": []
+     },
+     "links": [
+      {
+       "title": "Runbook: PodConfigOrphanedMirrorPod",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigorphanedmirrorpod" + (runbookParts[1])
+      }
+     ],
+     "title": "Orphaned mirror pods by node",
+     "description": "Mirror pods whose static pod is gone, per node and source. Only the kubelet's housekeeping deletes them.",
+     "datasource": {
+      "type": "prometheus",
+      "uid": "${datasource}"
+     },
+     "gridPos": {
+      "h": 8,
+      "w": 24,
+      "x": 0,
+      "y": 48
+     },
+     "targets": [
+      {
+       "expr": "podconfig_orphaned_mirror_pods{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\"}",
+       "refId": "A",
+       "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+       },
+       "legendFormat": "{{instance}} {{source}}",
+       "range": true,
+       "instant": false
+      }
+     ],
+     "id": 23
     }
    ]
   }
@@ -8312,37 +9202,41 @@ local multi(c, runbookParts) = {
   _config+:: {
     "podconfigSelector": "job=\"podconfig-exporter\"",
     "clusterLabel": "cluster",
+    "nodeLabel": "node",
     "showMultiCluster": false,
     "runbookURLPattern": "https://github.com/podconfig-exporter/podconfig-exporter/blob/main/docs/runbook.md#%s",
     "statusPageProxyURL": "http://127.0.0.1:8001",
     "startupGracePeriod": "10m",
     "gaugeLookback": "2m",
-    "sourceNotReadyFor": "1m",
+    "sourceNotReadyFor": "15m",
     "fleetNotReadyMinNodes": 10,
     "fleetNotReadyFraction": 0.1,
-    "fleetNotReadyFor": "2m",
-    "housekeepingBlockedFor": "1m",
-    "storedNotSeenFor": "2m",
+    "fleetNotReadyFor": "10m",
+    "housekeepingBlockedFor": "15m",
+    "storedNotSeenFor": "15m",
     "sourceErrorsFor": "15m",
     "apiWatchBehindThresholdSeconds": 30,
-    "apiWatchBehindFor": "5m",
-    "sourceStaleFor": "5m",
+    "apiWatchBehindFor": "15m",
+    "sourceStaleFor": "15m",
     "manifestVerdictFor": "5m",
-    "exporterDownFor": "5m",
-    "exporterAbsentFor": "10m",
+    "exporterDownPercent": 10,
+    "exporterDownFor": "10m",
+    "exporterAbsentFor": "15m",
     "slowStartupThresholdSeconds": 120,
     "slowStartupClearAfter": "1h",
     "kubeletCrossCheckFailingFor": "15m",
     "kubeletHousekeepingGracePeriod": "10m",
-    "kubeletHousekeepingNotRunningFor": "5m",
+    "kubeletHousekeepingNotRunningFor": "15m",
     "kubeletDisagreementFor": "15m",
-    "kubeletSyncLoopPausedFor": "5m",
+    "kubeletSyncLoopPausedFor": "15m",
     "orphanedMirrorPodAgeThresholdSeconds": 300,
     "mirrorPodMissingThresholdSeconds": 300,
+    "staticPodPathMissingFor": "15m",
     "grafanaDashboardTags": [
       "podconfig-exporter",
       "kubelet"
-    ]
+    ],
+    "alerts": {}
   },
   local c = $._config,
   // runbookURLPattern around its first %s, as String.replace("%s", name) splits it.

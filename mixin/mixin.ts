@@ -14,15 +14,20 @@ import type { AlertingRule, RecordingRule, RuleGroup } from "./rule.js";
 import { timeToReadyRules } from "./rules/time_to_ready.js";
 
 export function prometheusAlerts(cfg: MixinConfig): { groups: RuleGroup<AlertingRule>[] } {
-  return {
-    groups: [
-      exporterAlerts(cfg),
-      readinessAlerts(cfg),
-      sourceAlerts(cfg),
-      fleetAlerts(cfg),
-      kubeletAlerts(cfg),
-    ],
-  };
+  const groups = [
+    exporterAlerts(cfg),
+    readinessAlerts(cfg),
+    sourceAlerts(cfg),
+    fleetAlerts(cfg),
+    kubeletAlerts(cfg),
+  ];
+  const names = new Set(groups.flatMap((g) => g.rules.map((r) => r.alert)));
+  const unknown = Object.keys(cfg.alerts).filter((name) => !names.has(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `mixin config: "alerts" names no alert ${unknown.map((n) => `"${n}"`).join(", ")} (the alerts: ${[...names].join(", ")})`,
+    );
+  return { groups };
 }
 
 export function prometheusRules(cfg: MixinConfig): { groups: RuleGroup<RecordingRule>[] } {

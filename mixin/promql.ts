@@ -7,9 +7,12 @@ export function series(cfg: MixinConfig, name: string, extra?: string): string {
   return `${name}{${extra ? `${cfg.podconfigSelector}, ${extra}` : cfg.podconfigSelector}}`;
 }
 
-/** Labels that identify one exporter (one node): `[cluster,] job, instance`. */
+/**
+ * Labels that identify one exporter (one node): `[cluster,] job, instance, node`. The node label
+ * is kept through aggregations for Alertmanager's inhibitions; a target without it is the same.
+ */
 export function nodeLabels(cfg: MixinConfig): string[] {
-  return [...jobLabels(cfg), "instance"];
+  return [...jobLabels(cfg), "instance", cfg.nodeLabel];
 }
 
 /** Labels that identify one scrape job: `[cluster,] job`. */

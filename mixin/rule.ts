@@ -1,6 +1,7 @@
 // The shapes of Prometheus rule groups, and the one way an alert is declared: with a severity,
-// a summary, a description and the runbook link derived from its name.
-import type { MixinConfig } from "./config.js";
+// a summary, a description and the runbook link derived from its name; the configuration's
+// `alerts` may change its severity and `for` and add labels.
+import { durationWords, type MixinConfig } from "./config.js";
 
 export interface AlertingRule {
   alert: string;
@@ -21,6 +22,9 @@ export interface RuleGroup<R> {
   rules: R[];
 }
 
+/** In a summary or description: the alert's `for` in words ("15 minutes"), as configured. */
+export const FOR = "\u2063for\u2063";
+
 export interface AlertSpec {
   alert: string;
   expr: string;
@@ -37,14 +41,21 @@ export function runbookURL(cfg: MixinConfig, alert: string): string {
 }
 
 export function alert(cfg: MixinConfig, spec: AlertSpec): AlertingRule {
+  const override = cfg.alerts[spec.alert] ?? {};
+  const duration = override.for ?? spec.for;
+  const words = (text: string) => {
+    if (!text.includes(FOR)) return text;
+    if (duration === undefined) throw new Error(`${spec.alert}: its text names a for it has not`);
+    return text.replaceAll(FOR, durationWords(duration));
+  };
   return {
     alert: spec.alert,
     expr: spec.expr,
-    ...(spec.for === undefined ? {} : { for: spec.for }),
-    labels: { severity: spec.severity },
+    ...(duration === undefined ? {} : { for: duration }),
+    labels: { severity: override.severity ?? spec.severity, ...override.labels },
     annotations: {
-      summary: spec.summary,
-      description: spec.description,
+      summary: words(spec.summary),
+      description: words(spec.description),
       runbook_url: runbookURL(cfg, spec.alert),
     },
   };

@@ -4,7 +4,7 @@
 // PodConfigKubeletCrossCheckFailing, never as a kubelet fault.
 import { durationSeconds, durationWords, type MixinConfig } from "../config.js";
 import { list, nodeLabels, series, text } from "../promql.js";
-import { type AlertingRule, alert, type RuleGroup } from "../rule.js";
+import { type AlertingRule, alert, FOR, type RuleGroup } from "../rule.js";
 
 /** The cross-check answered at every scrape of the lookback. */
 const crossCheckUp = (cfg: MixinConfig) =>
@@ -26,7 +26,7 @@ export function kubeletAlerts(cfg: MixinConfig): RuleGroup<AlertingRule> {
         summary: "podconfig-exporter on {{ $labels.instance }} cannot read the kubelet's /metrics.",
         description: text`
           Every poll of the kubelet's /metrics by podconfig-exporter on {{ $labels.instance }}
-          has failed for ${durationWords(cfg.kubeletCrossCheckFailingFor)}
+          has failed for ${FOR}
           (podconfig_kubelet_poll_errors_total says why: unauthorized, forbidden, fetch, parse...).
           The kubelet's restarts, paused sync loop and housekeeping are unknown meanwhile, and the
           other kubelet alerts cannot fire. ${noSource}`,
@@ -40,7 +40,7 @@ and on (${node})
 ${up}
 `,
         for: cfg.kubeletHousekeepingNotRunningFor,
-        severity: "critical",
+        severity: "warning",
         summary:
           "The kubelet on {{ $labels.instance }} has not completed housekeeping since it started.",
         description: text`
@@ -63,7 +63,7 @@ ${up}
         summary:
           "podconfig-exporter and the kubelet on {{ $labels.instance }} disagree on readiness ({{ $labels.direction }}).",
         description: text`
-          For ${durationWords(cfg.kubeletDisagreementFor)} the exporter's copy of the readiness
+          For ${FOR} the exporter's copy of the readiness
           core on {{ $labels.instance }} and the kubelet's own signals have disagreed:
           {{ $labels.direction }} ({{ $labels.reason }}). Either the kubelet is stuck where the
           copy is not (its sources, its runtime) or the copy is wrong. The exporter's readiness
@@ -76,12 +76,12 @@ and on (${node})
 ${up}
 `,
         for: cfg.kubeletSyncLoopPausedFor,
-        severity: "critical",
+        severity: "warning",
         summary:
           "PLEG of the kubelet on {{ $labels.instance }} has not relisted for over 3 minutes.",
         description: text`
           The kubelet on {{ $labels.instance }} has reported no PLEG relist for more than 3
-          minutes (or none since it started) for ${durationWords(cfg.kubeletSyncLoopPausedFor)}:
+          minutes (or none since it started) for ${FOR}:
           "PLEG is not healthy", so its sync loop skips every iteration: no pod update is read,
           no source becomes ready, no housekeeping runs. The exporter holds its copy the same
           way. ${noSource}`,
@@ -93,11 +93,11 @@ and on (${node})
 ${up}
 `,
         for: cfg.kubeletSyncLoopPausedFor,
-        severity: "critical",
+        severity: "warning",
         summary:
           "The kubelet on {{ $labels.instance }} has had no successful container runtime status for 30 seconds or more.",
         description: text`
-          For ${durationWords(cfg.kubeletSyncLoopPausedFor)} the kubelet on
+          For ${FOR} the kubelet on
           {{ $labels.instance }} has made no successful runtime Status call in 30 seconds
           ("container runtime is down"), so its sync loop skips every iteration: no pod update is
           read, no source becomes ready, no housekeeping runs. The exporter holds its copy the

@@ -13,7 +13,7 @@ import {
   series,
   text,
 } from "../promql.js";
-import { type AlertingRule, alert, type RuleGroup } from "../rule.js";
+import { type AlertingRule, alert, FOR, type RuleGroup } from "../rule.js";
 
 /** `{{ range … }}a, b{{ end }}`: the `source` labels a per-node query returns, sorted. */
 const sources = (query: string) =>
@@ -22,6 +22,7 @@ const sources = (query: string) =>
 export function readinessAlerts(cfg: MixinConfig): RuleGroup<AlertingRule> {
   const node = list(nodeLabels(cfg));
   const grace = durationWords(cfg.startupGracePeriod);
+  const exact = `last_over_time(${series(cfg, "podconfig_kubelet_time_to_ready_seconds", 'measurement="exact"')}[${cfg.gaugeLookback}])`;
   return {
     name: "podconfig-readiness",
     rules: [
@@ -66,7 +67,7 @@ ${overLookback(cfg, "max_over_time", "podconfig_source_seen")} == 0
           "The sync loop has not dispatched the {{ $labels.source }} source on {{ $labels.instance }}.",
         description: text`
           Pod storage on {{ $labels.instance }} merged a snapshot from the {{ $labels.source }}
-          source more than ${durationWords(cfg.storedNotSeenFor)} ago, but the sync loop has not
+          source more than ${FOR} ago, but the sync loop has not
           dispatched any of its updates: the loop is stalled (a handler that does not return, or a
           blocked queue), so the source never becomes ready.`,
       }),
@@ -95,17 +96,32 @@ ${overLookback(cfg, "max_over_time", "podconfig_sources_ready")} == 0
       }),
       alert(cfg, {
         alert: "PodConfigSlowStartup",
-        expr: `${overLookback(cfg, "last_over_time", "podconfig_time_to_ready_seconds")} > ${cfg.slowStartupThresholdSeconds}
+        // The kubelet's exact figure (podconfig_kubelet_time_to_ready_seconds); where there is no
+        // cross-check, the copy's. A bound says nothing about slowness: it is left out.
+        expr: `${exact} > ${cfg.slowStartupThresholdSeconds}
 and on (${node})
-time() - ${overLookback(cfg, "last_over_time", "podconfig_sources_ready_timestamp_seconds")} < ${durationSeconds(cfg.slowStartupClearAfter)}
+(
+  time() - ${overLookback(cfg, "last_over_time", "podconfig_kubelet_start_time_seconds")}
+  - on (${node}) ${exact}
+) < ${durationSeconds(cfg.slowStartupClearAfter)}
+or
+(
+  ${overLookback(cfg, "last_over_time", "podconfig_time_to_ready_seconds")} > ${cfg.slowStartupThresholdSeconds}
+  and on (${node})
+  time() - ${overLookback(cfg, "last_over_time", "podconfig_sources_ready_timestamp_seconds")} < ${durationSeconds(cfg.slowStartupClearAfter)}
+  unless on (${node})
+  ${overLookback(cfg, "max_over_time", "podconfig_kubelet_up")}
+)
 `,
         severity: "info",
         summary:
           "{{ $labels.instance }} took {{ $value | humanizeDuration }} until all pod config sources were ready.",
         description: text`
           {{ $labels.instance }} needed {{ $value | humanizeDuration }} (more than
-          ${durationWords(`${cfg.slowStartupThresholdSeconds}s`)}) from start until every source
-          was stored and seen; the last source to be seen was
+          ${durationWords(`${cfg.slowStartupThresholdSeconds}s`)}) until every source was ready:
+          the kubelet from its start to its first housekeeping, as the cross-check watched it
+          (without --kubelet.url, the exporter's copy from the exporter's start). The last source
+          the copy saw was
           {{ with ${nodeQuery(cfg, "topk(1, podconfig_source_seen_timestamp_seconds", ")")} }}{{ . | first | label "source" }}{{ end }}.
           During that time housekeeping was skipped and pod deletions were deferred.
           This alert clears ${durationWords(cfg.slowStartupClearAfter)} after the node became ready.`,

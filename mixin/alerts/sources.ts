@@ -1,9 +1,9 @@
 // Alerts on pod config source failures (list, fetch and decode errors), on sources that have
 // stopped succeeding (stale), on an api source that falls behind its watch stream, and on the
 // kubelet's verdict on static pod manifests (refused, shadowed by another file).
-import { durationWords, type MixinConfig } from "../config.js";
+import type { MixinConfig } from "../config.js";
 import { list, nodeLabels, series, text } from "../promql.js";
-import { type AlertingRule, alert, type RuleGroup } from "../rule.js";
+import { type AlertingRule, alert, FOR, type RuleGroup } from "../rule.js";
 
 export function sourceAlerts(cfg: MixinConfig): RuleGroup<AlertingRule> {
   return {
@@ -24,7 +24,7 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
           "Pod config source {{ $labels.source }} keeps failing on {{ $labels.instance }} ({{ $labels.reason }}).",
         description: text`
           The {{ $labels.source }} source on {{ $labels.instance }} has been failing with reason
-          {{ $labels.reason }} for at least ${durationWords(cfg.sourceErrorsFor)}, without a success
+          {{ $labels.reason }} for at least ${FOR}, without a success
           in the last 5 minutes. A failed list or
           fetch sends no update: a source that was never stored keeps the node not ready, and one
           that was keeps the pods of its last good snapshot.`,
@@ -40,7 +40,7 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
         description: text`
           The {{ $labels.source }} source on {{ $labels.instance }} has had watch events waiting for more than
           ${cfg.apiWatchBehindThresholdSeconds} seconds, continuously, for
-          ${durationWords(cfg.apiWatchBehindFor)} ({{ $value | humanizeDuration }} now). Changes
+          ${FOR} ({{ $value | humanizeDuration }} now). Changes
           to the node's pods in the API reach the sync loop that late, and the readiness this
           exporter reports is that old.`,
       }),
@@ -55,7 +55,7 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
         description: text`
           The kubelet on {{ $labels.instance }} cannot use {{ $labels.file }} from its
           {{ $labels.source }} source (reason {{ $labels.reason }}: read, parse, invalid or policy) and has
-          for ${durationWords(cfg.manifestVerdictFor)}: the static pod it describes does not run,
+          for ${FOR}: the static pod it describes does not run,
           and the kubelet says so only in its log. The status page and /api/v1/manifests give
           the kubelet's own error text.`,
       }),
@@ -70,7 +70,7 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
           {{ $labels.file }} in the {{ $labels.source }} source on {{ $labels.instance }} decodes
           to a pod whose namespace and name another manifest also has, and the kubelet runs the
           other one (its relist keeps the last file in name order: a kube-apiserver.yaml.bak
-          copy wins over kube-apiserver.yaml), for ${durationWords(cfg.manifestVerdictFor)}.
+          copy wins over kube-apiserver.yaml), for ${FOR}.
           Edits to this file have no effect.`,
       }),
       alert(cfg, {
@@ -83,7 +83,7 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
         description: text`
           The {{ $labels.source }} source on {{ $labels.instance }} has had no successful list,
           fetch or watch event in 3 of its periods (relist, poll or longest watch), and for
-          ${durationWords(cfg.sourceStaleFor)} more. Ready or not, it is failing or frozen: the
+          ${FOR} more. Ready or not, it is failing or frozen: the
           kubelet works from the last snapshot it got, or from an empty one (a static pod
           directory it cannot list, a manifest URL answering an empty body), and changes to the
           source are not applied.`,

@@ -8,6 +8,7 @@ import { dirname, join, posix, relative } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { NodeAlerts } from "../../mixin/alertmanager.js";
 import { DemoUnavailableFor } from "../../mixin/demo.js";
 import { DEMO_RULES_DIR } from "../../mixin/render.js";
 import { BundleMain } from "../../scripts/bundle.js";
@@ -193,9 +194,11 @@ describe("docker-compose.yml", () => {
       inhibit_rules: { source_matchers: string[]; target_matchers: string[] }[];
     };
     assert.ok(config.receivers.some((r) => r.name === config.route.receiver));
-    const alerts = new Set(
-      ruleFiles().flatMap((f) => f.groups.flatMap((g) => g.rules.map((r) => r.alert))),
-    );
+    // Ours, and kubernetes-mixin's node alerts, which inhibit ours.
+    const alerts = new Set([
+      ...ruleFiles().flatMap((f) => f.groups.flatMap((g) => g.rules.map((r) => r.alert))),
+      ...NodeAlerts,
+    ]);
     for (const rule of config.inhibit_rules)
       for (const matcher of [...rule.source_matchers, ...rule.target_matchers]) {
         const names = /^alertname=~?"([\w|]+)"$/.exec(matcher)?.[1]?.split("|") ?? [];

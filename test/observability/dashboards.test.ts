@@ -37,7 +37,7 @@ async function committed(): Promise<Map<string, Json>> {
 const panelsOf = (d: Json) => (d.panels as PanelJson[]).filter((p) => p.type !== "row");
 
 describe("dashboards/*.json", () => {
-  test("have short stable uids, the datasource/job/instance variables and no __inputs", async () => {
+  test("have short stable uids, the datasource/cluster/job/instance variables, UTC and no __inputs", async () => {
     const uids = new Set<string>();
     for (const [file, d] of await committed()) {
       const uid = d.uid as string;
@@ -47,10 +47,14 @@ describe("dashboards/*.json", () => {
       assert.equal(d.__inputs, undefined, `${file}: no __inputs`);
       const vars = (d.templating as { list: Json[] }).list;
       const byName = new Map(vars.map((v) => [v.name as string, v]));
-      assert.deepEqual([...byName.keys()], ["datasource", "job", "instance"], file);
+      assert.deepEqual([...byName.keys()], ["datasource", "cluster", "job", "instance"], file);
+      assert.equal(d.timezone, "utc", file);
       assert.equal(byName.get("datasource")?.type, "datasource");
       assert.equal(byName.get("datasource")?.query, "prometheus");
-      for (const name of ["job", "instance"]) {
+      // "All" matches series without a cluster label too.
+      assert.equal(byName.get("cluster")?.allValue, ".*", file);
+      assert.equal(byName.get("cluster")?.includeAll, true, file);
+      for (const name of ["cluster", "job", "instance"]) {
         const v = byName.get(name);
         assert.equal(v?.type, "query", `${file}: ${name}`);
         assert.deepEqual(v?.datasource, PROMETHEUS, `${file}: ${name} queries $datasource`);
@@ -142,6 +146,24 @@ describe("dashboards/*.json", () => {
         for (const step of steps) assert.ok(step.color, `${where}: every step has a colour`);
       }
     assert.ok(checked >= 10, `${checked} stats and gauges`);
+  });
+
+  test("one unit per panel: counters as rates or increases, never raw, never on a time axis", async () => {
+    for (const [file, d] of await committed())
+      for (const p of panelsOf(d)) {
+        const unit = p.fieldConfig?.defaults?.unit ?? "";
+        for (const t of p.targets ?? []) {
+          const expr = t.expr ?? "";
+          const where = `${file} / ${p.title}: ${expr}`;
+          for (const m of expr.matchAll(/\b(podconfig_\w+_total)\b/g)) {
+            const before = expr.slice(0, m.index);
+            assert.match(before, /(rate|increase|changes)\($/, `${where}: a raw counter`);
+          }
+          // A count (restarts, polls, pods) on a panel of seconds or bytes mixes units.
+          if (["s", "bytes"].includes(unit))
+            assert.doesNotMatch(expr, /_total\b|podconfig_kubelet_info/, `${where} under ${unit}`);
+        }
+      }
   });
 
   test("every alert's runbook is linked from a panel, by the alert's own runbook_url", async () => {
@@ -268,13 +290,18 @@ describe("dashboardQueries", () => {
       range: "5m",
     });
     for (const q of queries) assert.doesNotMatch(q.expr, /\$/, `${q.panel}: ${q.expr}`);
-    const sample = queries.find((q) => q.panel === "Time to all sources ready");
+    const sample = queries.find((q) => q.panel === "The copy's time to ready");
     assert.equal(
       sample?.expr,
-      'podconfig_time_to_ready_seconds{job="podconfig-exporter", job=~"podconfig-exporter", instance=~"127\\\\.0\\\\.0\\\\.1:9847"}',
+      'podconfig_time_to_ready_seconds{cluster=~".*", job=~"podconfig-exporter", instance=~"127\\\\.0\\\\.0\\\\.1:9847"}',
     );
     assert.ok(queries.some((q) => q.expr.includes("[20s]")));
     assert.ok(queries.some((q) => q.expr.includes("[5m]")));
+  });
+
+  test("select by the variables, never by a job written into the query", () => {
+    for (const q of dashboardQueries())
+      assert.doesNotMatch(q.expr, /\bjob="/, `${q.dashboard} / ${q.panel}: ${q.expr}`);
   });
 
   test("matches every job and instance when none is given", () => {

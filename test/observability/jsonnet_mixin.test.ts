@@ -14,6 +14,7 @@ import { demoOverrides } from "../../mixin/demo.js";
 import { jsonnetMixin } from "../../mixin/jsonnet.js";
 import { grafanaDashboards, prometheusAlerts, prometheusRules } from "../../mixin/mixin.js";
 import { repoRoot } from "../../scripts/render_deploy.js";
+import { everyKey } from "../support/mixin_configs.js";
 
 const mixinDir = join(repoRoot, "mixin");
 
@@ -37,39 +38,6 @@ function jsonnet(overrides: object): unknown {
   });
   return JSON.parse(out);
 }
-
-const everyKey = {
-  podconfigSelector: 'job="node-agents", component="podconfig"',
-  clusterLabel: "k8s_cluster",
-  showMultiCluster: true,
-  runbookURLPattern: "https://runbooks.example.com/podconfig/%s.html",
-  statusPageProxyURL: "https://k8s-proxy.example.com:8443",
-  startupGracePeriod: "1h30m",
-  gaugeLookback: "90s",
-  sourceNotReadyFor: "2m",
-  fleetNotReadyMinNodes: 3,
-  fleetNotReadyFraction: 0.25,
-  fleetNotReadyFor: "45s",
-  housekeepingBlockedFor: "3m",
-  storedNotSeenFor: "1h",
-  sourceErrorsFor: "20m",
-  apiWatchBehindThresholdSeconds: 60,
-  apiWatchBehindFor: "7m",
-  sourceStaleFor: "11m",
-  manifestVerdictFor: "13m",
-  exporterDownFor: "1m",
-  exporterAbsentFor: "30m",
-  slowStartupThresholdSeconds: 600,
-  slowStartupClearAfter: "2h",
-  kubeletCrossCheckFailingFor: "10m",
-  kubeletHousekeepingGracePeriod: "1m",
-  kubeletHousekeepingNotRunningFor: "6m",
-  kubeletDisagreementFor: "25m",
-  kubeletSyncLoopPausedFor: "4m",
-  orphanedMirrorPodAgeThresholdSeconds: 900,
-  mirrorPodMissingThresholdSeconds: 1200,
-  grafanaDashboardTags: ["platform", "kubelet", "nodes"],
-};
 
 test("everyKey changes every _config key", () => {
   assert.deepEqual(Object.keys(everyKey).sort(), Object.keys(loadConfig({})).sort());

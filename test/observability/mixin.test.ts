@@ -64,6 +64,10 @@ const CUSTOM = {
   runbookURLPattern: "https://runbooks.example.com/podconfig/%s.md",
   startupGracePeriod: "3m",
   sourceNotReadyFor: "2m",
+  // The chart's `mixin.alerts`: one alert's severity, `for` and labels.
+  alerts: {
+    PodConfigNoSourceReady: { severity: "critical", for: "3m", labels: { team: "nodes" } },
+  },
 };
 
 const node = (cluster: string, job = "kubelet-podconfig") =>
@@ -94,15 +98,16 @@ const customUnitTests = {
         },
       ],
       alert_rule_test: [
-        // Past the 3m grace at 4m, pending for 2m: not yet at 5m, firing at 6m.
-        { eval_time: "5m", alertname: "PodConfigNoSourceReady", exp_alerts: [] },
+        // Past the 3m grace at 4m, pending for its own 3m: not yet at 6m, firing at 7m.
+        { eval_time: "6m", alertname: "PodConfigNoSourceReady", exp_alerts: [] },
         {
-          eval_time: "6m",
+          eval_time: "7m",
           alertname: "PodConfigNoSourceReady",
           exp_alerts: [
             {
               exp_labels: {
-                severity: "warning",
+                severity: "critical",
+                team: "nodes",
                 k8s_cluster: "east",
                 job: "kubelet-podconfig",
                 instance: "node-1:9847",
@@ -165,7 +170,12 @@ describe("npm run mixin -- --config my.json --out dir", () => {
     for (const file of await readdir(join(out, DASHBOARDS_DIR))) {
       const d = JSON.parse(await readFile(join(out, DASHBOARDS_DIR, file), "utf8"));
       const vars = (d.templating.list as { name: string; query: unknown }[]).map((v) => v.name);
-      assert.deepEqual(vars, ["datasource", "k8s_cluster", "job", "instance"], file);
+      assert.deepEqual(vars, ["datasource", "cluster", "job", "instance"], file);
+      const cluster = d.templating.list[1] as { query: string };
+      assert.match(
+        cluster.query,
+        /^label_values\(podconfig_start_time_seconds\{[^}]*\}, k8s_cluster\)$/,
+      );
     }
     const queries = dashboardQueries({}, loadConfig(CUSTOM));
     assert.ok(queries.length > 20);

@@ -37,6 +37,8 @@ export const catalogue: Readonly<Record<string, "gauge" | "counter" | "histogram
  */
 export const crossCheckCatalogue: Readonly<Record<string, "gauge" | "counter">> = {
   podconfig_kubelet_up: "gauge",
+  podconfig_kubelet_time_to_ready_seconds: "gauge",
+  podconfig_kubelet_time_to_ready_error_seconds: "gauge",
   podconfig_kubelet_last_success_timestamp_seconds: "gauge",
   podconfig_kubelet_poll_response_bytes: "gauge",
   podconfig_kubelet_poll_duration_seconds: "gauge",
