@@ -1,5 +1,6 @@
 // Every PromQL expression the dashboards run, with Grafana variables substituted, so a test can
 // run them against a real Prometheus scraping the exporter.
+import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { defaultConfig, type MixinConfig } from "../mixin/config.js";
 import { panelsOf, renderDashboards } from "./render.js";
 
@@ -47,20 +48,23 @@ export function dashboardQueries(
   vars: QueryVariables = {},
   cfg: MixinConfig = defaultConfig,
 ): DashboardQuery[] {
+  return renderDashboards(cfg).flatMap(({ dashboard }) => queriesOf(dashboard, vars));
+}
+
+/** The queries of one dashboard (built, or parsed from its JSON), variables substituted. */
+export function queriesOf(dashboard: Dashboard, vars: QueryVariables = {}): DashboardQuery[] {
   const queries: DashboardQuery[] = [];
-  for (const { dashboard } of renderDashboards(cfg)) {
-    for (const panel of panelsOf(dashboard)) {
-      if (panel.type === "row" || !("targets" in panel)) continue;
-      for (const target of panel.targets ?? []) {
-        const { expr, refId } = target as { expr?: string; refId?: string };
-        if (expr === undefined) continue;
-        queries.push({
-          dashboard: dashboard.uid ?? "",
-          panel: panel.title ?? "",
-          refId: refId ?? "",
-          expr: substitute(expr, vars),
-        });
-      }
+  for (const panel of panelsOf(dashboard)) {
+    if (panel.type === "row" || !("targets" in panel)) continue;
+    for (const target of panel.targets ?? []) {
+      const { expr, refId } = target as { expr?: string; refId?: string };
+      if (expr === undefined) continue;
+      queries.push({
+        dashboard: dashboard.uid ?? "",
+        panel: panel.title ?? "",
+        refId: refId ?? "",
+        expr: substitute(expr, vars),
+      });
     }
   }
   return queries;

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "./config.js";
+import { CHART_DASHBOARDS_DIR } from "./helm.js";
 import {
   committedFiles,
   DASHBOARDS_DIR,
@@ -21,6 +22,7 @@ const GENERATED: [string, string][] = [
   [RULES_DIR, ".rules.yml"],
   [DASHBOARDS_DIR, ".json"],
   [DEMO_RULES_DIR, ".rules.yml"],
+  [CHART_DASHBOARDS_DIR, ".json"],
 ];
 
 function main(): void {

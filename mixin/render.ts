@@ -6,6 +6,7 @@ import { renderDashboards } from "../dashboards/render.js";
 import { alertmanagerConfig } from "./alertmanager.js";
 import { defaultConfig, loadConfig, type MixinConfig } from "./config.js";
 import { demoOverrides } from "./demo.js";
+import { chartMixinFiles } from "./helm.js";
 import { jsonnetMixin } from "./jsonnet.js";
 import { prometheusAlerts, prometheusRules } from "./mixin.js";
 import type { AlertingRule, RecordingRule, RuleGroup } from "./rule.js";
@@ -34,8 +35,8 @@ function ruleFile(group: RuleGroup<AlertingRule | RecordingRule>): MixinFile {
 export const JSONNET_MIXIN = "mixin/mixin.libsonnet";
 
 /**
- * Everything `npm run mixin` commits: the default configuration's files, the demo's rules and
- * the jsonnet mixin.
+ * Everything `npm run mixin` commits: the default configuration's files, the demo's rules, the
+ * jsonnet mixin and the Helm chart's templated rules and dashboards.
  */
 export function committedFiles(): MixinFile[] {
   const demoRules = renderMixin(loadConfig(demoOverrides))
@@ -45,6 +46,7 @@ export function committedFiles(): MixinFile[] {
     ...renderMixin(defaultConfig),
     ...demoRules,
     { path: JSONNET_MIXIN, content: jsonnetMixin() },
+    ...chartMixinFiles(),
   ];
 }
 

@@ -13,9 +13,8 @@ export const deployDir = join(repoRoot, "deploy");
 const operatorDir = join(deployDir, "components", "prometheus-operator", "generated");
 const rulesDir = join(repoRoot, "prometheus", "rules");
 const dashboardsDir = join(repoRoot, "dashboards");
-/** The Helm chart's copies of the rules and dashboards (a chart can only read its own files). */
+/** The Helm chart (its rules and dashboards are the mixin's: mixin/helm.ts). */
 export const chartDir = join(repoRoot, "charts", "podconfig-exporter");
-const chartFilesDir = join(chartDir, "files");
 
 const labels = { "app.kubernetes.io/name": "podconfig-exporter" };
 /** The label kube-prometheus-stack's Grafana sidecar looks for (its default, "1"). */
@@ -74,18 +73,6 @@ export function generatedDeployFiles(): Map<string, string> {
   return new Map([
     [rel(join(operatorDir, "prometheusrule.yaml")), prometheusRule()],
     [rel(join(operatorDir, "dashboards.yaml")), dashboardConfigMaps()],
-    // The PrometheusRule's spec in the chart (its template adds the metadata).
-    [
-      rel(join(chartFilesDir, "prometheus-rules.yaml")),
-      header("prometheus/rules/*.rules.yml") + stringify({ groups: ruleGroups() }, yamlOptions),
-    ],
-    ...dashboardFiles().map(
-      (f) =>
-        [
-          rel(join(chartFilesDir, "dashboards", f)),
-          readFileSync(join(dashboardsDir, f), "utf8"),
-        ] as [string, string],
-    ),
   ]);
 }
 

@@ -11,6 +11,7 @@ import { collectors } from "../src/telemetry/collectors.js";
 import { OPENMETRICS, TEXT } from "../src/telemetry/exposition.js";
 import { createObservedCore } from "../src/telemetry/observed_core.js";
 import { sourceSeries } from "../src/telemetry/source_series.js";
+import { markdownTable } from "./markdown_table.js";
 
 /** The sources main can configure, registered the way it registers them. */
 const sources = [FileSource, HTTPSource, ApiserverSource];
@@ -77,9 +78,8 @@ const code = (text: string): string => `\`${text}\``;
 const list = (items: readonly string[]): string => items.map(code).join(", ");
 const cell = (text: string): string => (text === "" ? "—" : text.replaceAll("|", "\\|"));
 
-/** A markdown table with padded columns, the way biome formats one (the file is checked). */
 function table(metrics: readonly MetricRow[]): string[] {
-  return grid(
+  return markdownTable(
     ["metric", "type", "labels", "unit", "help"],
     metrics.map((m) => [
       code(m.name),
@@ -89,15 +89,6 @@ function table(metrics: readonly MetricRow[]): string[] {
       cell(m.help),
     ]),
   );
-}
-
-function grid(header: readonly string[], body: readonly string[][]): string[] {
-  const widths = header.map((_, i) =>
-    Math.max(...[header, ...body].map((row) => row[i]?.length ?? 0)),
-  );
-  const line = (cells: readonly string[]) =>
-    `| ${cells.map((text, i) => text.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  return [line(header), line(widths.map((width) => "-".repeat(width))), ...body.map(line)];
 }
 
 /** Default metrics createMetrics drops from what prom-client would register. */
@@ -161,7 +152,7 @@ export function renderMetricsDoc(): string {
     "Only the combinations a source can produce exist from the start (at 0); any other appears",
     "once it is counted:",
     "",
-    ...grid(
+    ...markdownTable(
       ["source", "`op` sent", "`op` dispatched", "error `reason`"],
       sources.map((source) => {
         const { sent, dispatched, errors } = sourceSeries(source);

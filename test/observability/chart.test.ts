@@ -12,7 +12,15 @@ import { describe, test } from "node:test";
 import bcrypt from "bcryptjs";
 import { parseAllDocuments } from "yaml";
 import { repoRoot } from "../../scripts/render_deploy.js";
-import { chartCases, helmLint, helmTemplate } from "../support/chart.js";
+import {
+  chartCases,
+  chartNamespace,
+  helmLint,
+  helmTemplate,
+  hostNetwork,
+  kubeStateMetricsHabits,
+  nodeExporterHabits,
+} from "../support/chart.js";
 import { placeKubeletConfig, resolveContainer } from "../support/container_config.js";
 import { type KubeObject, schemaErrors } from "./k8s_schema.js";
 import { ruleFiles } from "./promql.js";
@@ -43,7 +51,11 @@ for (const [name, values] of Object.entries(chartCases)) {
     });
 
     test("every object is valid against the Kubernetes and prometheus-operator schemas", async () => {
-      assert.deepEqual(await schemaErrors(objects), []);
+      // The VPA's CRD has no published schema package: its own test checks it.
+      assert.deepEqual(
+        await schemaErrors(objects.filter((o) => o.kind !== "VerticalPodAutoscaler")),
+        [],
+      );
       for (const o of objects)
         if (!["ClusterRole", "ClusterRoleBinding"].includes(o.kind))
           assert.ok(o.metadata.namespace, `${o.kind} ${o.metadata.name} has a namespace`);
@@ -137,8 +149,12 @@ for (const [name, values] of Object.entries(chartCases)) {
           assert.equal(endpoint.port, "metrics");
           const relabel = (target: string) =>
             endpoint.relabelings.find((r: KubeObject) => r.targetLabel === target);
-          assert.equal(relabel("job").replacement, "podconfig-exporter");
+          // The job: podconfig-exporter, or the value of the monitor's jobLabel.
+          if (monitor.spec.jobLabel === undefined)
+            assert.equal(relabel("job").replacement, "podconfig-exporter");
+          else assert.equal(relabel("job"), undefined);
           assert.deepEqual(relabel("instance").sourceLabels, ["__meta_kubernetes_pod_node_name"]);
+          assert.deepEqual(relabel("node").sourceLabels, ["__meta_kubernetes_pod_node_name"]);
           assert.deepEqual(
             monitor.spec.selector.matchLabels,
             daemonSet.spec.template.metadata.labels &&
@@ -152,28 +168,30 @@ for (const [name, values] of Object.entries(chartCases)) {
             assert.equal(o.metadata.labels.release, "kube-prometheus-stack");
       });
 
+    // The monitors' job is the mixin's default: what the repository's files were made for.
+    const byName = (groups: KubeObject[]) =>
+      [...groups].sort((a, b) => a.name.localeCompare(b.name));
     const rules = all("PrometheusRule");
     if (rules.length > 0)
       test("the PrometheusRule has the repository's rules", () => {
         assert.deepEqual(
-          rules[0].spec.groups,
-          ruleFiles().flatMap((f) => f.groups),
+          byName(rules[0].spec.groups),
+          byName(ruleFiles().flatMap((f) => f.groups)),
         );
       });
 
     const dashboards = all("ConfigMap").filter((c) => c.metadata.labels?.grafana_dashboard);
     if (dashboards.length > 0)
-      test("the dashboard ConfigMaps carry the sidecar label and the dashboards byte for byte", () => {
+      test("the dashboard ConfigMaps carry the sidecar label and the repository's dashboards", () => {
         assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), [
           "fleet-readiness.json",
           "node-readiness.json",
         ]);
         for (const c of dashboards) {
           const [file, text] = Object.entries(c.data as Record<string, string>)[0] ?? [];
-          assert.equal(
-            text,
-            // `|-` keeps the text without its final newline.
-            readFileSync(join(repoRoot, "dashboards", file ?? ""), "utf8").replace(/\n$/, ""),
+          assert.deepEqual(
+            JSON.parse(text ?? ""),
+            JSON.parse(readFileSync(join(repoRoot, "dashboards", file ?? ""), "utf8")),
           );
           if (name === "kube-prometheus-stack") assert.equal(c.metadata.namespace, "monitoring");
         }
@@ -197,15 +215,166 @@ for (const [name, values] of Object.entries(chartCases)) {
 }
 
 describe("chart: refused values", () => {
+  // helm template, not lint: Helm 4's lint logs a template's fail() and passes.
   for (const [what, values, message] of [
     ["an unknown kubelet TLS mode", { kubelet: { tls: { mode: "maybe" } } }, /kubelet\/tls\/mode/],
     ["an unknown value", { kubelet: { tlsMode: "kubeadm" } }, /additional properties 'tlsMode'/],
     ["an extra arg that is not a flag", { extraArgs: ["debug"] }, /extraArgs\/0/],
     ["web config without its Secret", { webConfig: { enabled: true } }, /webConfig.secretName/],
+    ["node-exporter's containerPort", { containerPort: 9100 }, /containerPort: use port/],
+    ["node-exporter's hostPID", { hostPID: true }, /hostPID: the exporter reads no host process/],
+    ["kube-rbac-proxy", { kubeRBACProxy: { enabled: true } }, /kubeRBACProxy: use webConfig/],
+    ["a Service targetPort", { service: { targetPort: 9100 } }, /service\.targetPort/],
+    [
+      "a monitor's selectorOverride",
+      { prometheus: { monitor: { selectorOverride: { app: "x" } } } },
+      /selectorOverride: the monitor selects this release's pods/,
+    ],
+    [
+      "a nodePort on a ClusterIP Service",
+      { service: { nodePort: 30000 } },
+      /service\.nodePort needs/,
+    ],
   ] as const)
-    test(`${what} fails lint with a message naming it`, () => {
-      const { ok, output } = helmLint(values);
+    test(`${what} is refused with a message naming it`, () => {
+      const { ok, output } = helmTemplate(values);
       assert.equal(ok, false);
       assert.match(output, message);
     });
+});
+
+describe("chart: the keys users of the anchor charts set", () => {
+  const objects = template(nodeExporterHabits);
+  const one = (kind: string) => objects.find((o) => o.kind === kind);
+  const pod = one("DaemonSet").spec.template.spec;
+  const container = pod.containers[0];
+
+  test("their pod and container settings are applied over the chart's", () => {
+    assert.deepEqual(pod.securityContext, {
+      fsGroup: 0,
+      runAsGroup: 0,
+      runAsNonRoot: false,
+      runAsUser: 0,
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    assert.equal(container.securityContext.privileged, false);
+    assert.equal(container.securityContext.readOnlyRootFilesystem, true);
+    assert.equal(container.livenessProbe.failureThreshold, 5);
+    assert.equal(container.livenessProbe.initialDelaySeconds, 0);
+    assert.deepEqual(container.readinessProbe.httpGet, {
+      path: "/healthz",
+      port: "metrics",
+      scheme: "HTTP",
+    });
+    assert.equal(pod.terminationGracePeriodSeconds, 30);
+    assert.equal(one("DaemonSet").spec.revisionHistoryLimit, 3);
+    assert.equal(
+      container.image,
+      "registry.example.com/podconfig-exporter/podconfig-exporter:0.1.0",
+    );
+    // Every object the chart makes; extraManifests are the user's own.
+    for (const o of objects.filter((o) => o.kind !== "Secret"))
+      assert.equal(o.metadata.labels?.team, "nodes", `${o.kind} labels`);
+  });
+
+  test("no automatic token: the ServiceAccount says so, the pod mounts its own projected one", () => {
+    assert.equal(one("ServiceAccount").automountServiceAccountToken, false);
+    assert.equal(pod.automountServiceAccountToken, false);
+    const mount = container.volumeMounts.find((m: KubeObject) => m.name === "kube-api-access");
+    assert.equal(mount.mountPath, "/var/run/secrets/kubernetes.io/serviceaccount");
+    const sources = pod.volumes.find((v: KubeObject) => v.name === "kube-api-access").projected
+      .sources as KubeObject[];
+    assert.ok(sources.some((s) => s.serviceAccountToken?.path === "token"));
+    assert.ok(sources.some((s) => s.configMap?.name === "kube-root-ca.crt"));
+  });
+
+  test("a Secret for --manifest-url-header-file: extra volume, mount and manifest", () => {
+    assert.ok(pod.volumes.some((v: KubeObject) => v.secret?.secretName === "manifest-url-headers"));
+    assert.ok(
+      container.volumeMounts.some(
+        (m: KubeObject) => m.mountPath === "/etc/podconfig-exporter/headers" && m.readOnly,
+      ),
+    );
+    const secret = one("Secret");
+    assert.equal(secret.metadata.namespace, chartNamespace, "extraManifests are templated");
+  });
+
+  test("the Service's type, port and labels; the ServiceMonitor's job label, relabelings and namespace", () => {
+    const service = one("Service");
+    assert.equal(service.spec.type, "ClusterIP");
+    assert.equal(service.spec.clusterIP, undefined);
+    assert.equal(service.spec.ports[0].port, 9100);
+    assert.equal(service.spec.ports[0].targetPort, "metrics");
+    assert.equal(service.metadata.labels.jobLabel, "podconfig");
+    const monitor = one("ServiceMonitor");
+    assert.equal(monitor.metadata.namespace, "monitoring");
+    assert.deepEqual(monitor.spec.namespaceSelector, { matchNames: [chartNamespace] });
+    assert.equal(monitor.spec.jobLabel, "app.kubernetes.io/name");
+    const [endpoint] = monitor.spec.endpoints;
+    assert.deepEqual(endpoint.relabelings.at(-1), {
+      action: "replace",
+      targetLabel: "zone",
+      replacement: "eu-1",
+    });
+    assert.equal(endpoint.metricRelabelings[0].action, "drop");
+  });
+
+  test("a VerticalPodAutoscaler for the DaemonSet's container", () => {
+    const vpa = one("VerticalPodAutoscaler");
+    assert.equal(vpa.apiVersion, "autoscaling.k8s.io/v1");
+    assert.deepEqual(vpa.spec.targetRef, {
+      apiVersion: "apps/v1",
+      kind: "DaemonSet",
+      name: one("DaemonSet").metadata.name,
+    });
+    assert.deepEqual(vpa.spec.resourcePolicy.containerPolicies[0], {
+      containerName: container.name,
+      controlledResources: ["memory"],
+      controlledValues: "RequestsAndLimits",
+      maxAllowed: { memory: "512Mi" },
+    });
+    assert.deepEqual(vpa.spec.updatePolicy, { updateMode: "Auto" });
+  });
+
+  test("the kube-state-metrics chart's: a NodePort Service, a PodMonitor with its job label", () => {
+    const ksm = template(kubeStateMetricsHabits);
+    const service = ksm.find((o) => o.kind === "Service");
+    assert.equal(service.spec.type, "NodePort");
+    assert.equal(service.spec.ports[0].nodePort, 30947);
+    assert.equal(service.metadata.annotations.team, "nodes");
+    const monitor = ksm.find((o) => o.kind === "PodMonitor");
+    assert.equal(monitor.spec.jobLabel, "app.kubernetes.io/instance");
+    assert.deepEqual(monitor.spec.podMetricsEndpoints[0].metricRelabelings, [
+      { action: "labeldrop", regex: "pod_template_hash" },
+    ]);
+    const labels = ksm.find((o) => o.kind === "DaemonSet").spec.template.metadata.labels;
+    assert.equal(labels.tier, "node-agent");
+  });
+});
+
+describe("chart: host network", () => {
+  const objects = template(hostNetwork);
+  const pod = objects.find((o) => o.kind === "DaemonSet").spec.template.spec;
+  const container = pod.containers[0];
+
+  test("on the node's network: its ports the node's, cluster DNS kept", () => {
+    assert.equal(pod.hostNetwork, true);
+    assert.equal(pod.dnsPolicy, "ClusterFirstWithHostNet");
+    assert.deepEqual(
+      container.ports.map((p: KubeObject) => [p.name, p.containerPort, p.hostPort]),
+      [
+        ["metrics", 9847, 9847],
+        ["health", 9848, 9848],
+      ],
+    );
+    assert.ok(container.args.includes("--web.listen-address=:9847"));
+    assert.ok(container.args.includes("--web.health-listen-address=:9848"));
+  });
+
+  test("without it, no host port and the default DNS policy", () => {
+    const plain = template({}).find((o) => o.kind === "DaemonSet").spec.template.spec;
+    assert.equal(plain.hostNetwork, undefined);
+    assert.equal(plain.dnsPolicy, undefined);
+    assert.equal(plain.containers[0].ports[0].hostPort, undefined);
+  });
 });

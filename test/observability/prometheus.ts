@@ -50,16 +50,21 @@ export class Prometheus {
   ): Promise<Prometheus> {
     await mkdir(join(dir, "rules"));
     await timeCompressedRules(join(dir, "rules"), overrides);
+    return Prometheus.launch(dir, [{ job_name: job, static_configs: [{ targets: [target] }] }]);
+  }
+
+  /**
+   * Prometheus over `dir` (its rule files in dir/rules/*.yml) with these scrape configs, every
+   * second.
+   */
+  static async launch(dir: string, scrapeConfigs: object[]): Promise<Prometheus> {
     await writeFile(
       join(dir, "prometheus.yml"),
-      [
-        "global: {scrape_interval: 1s, evaluation_interval: 1s}",
-        "rule_files: [rules/*.yml]",
-        "scrape_configs:",
-        `  - job_name: ${job}`,
-        `    static_configs: [{targets: ["${target}"]}]`,
-        "",
-      ].join("\n"),
+      JSON.stringify({
+        global: { scrape_interval: "1s", evaluation_interval: "1s" },
+        rule_files: ["rules/*.yml"],
+        scrape_configs: scrapeConfigs,
+      }),
     );
     const port = await freePort();
     const child = spawn(

@@ -80,6 +80,86 @@ const webConfig = {
   },
 };
 
+/**
+ * What users of the prometheus-node-exporter chart set out of habit: the pod's and container's
+ * security contexts, probes, grace period and revisions, a ServiceMonitor with its own job
+ * label, relabelings and namespace, the Service's type, port and labels, labels on everything,
+ * a registry for every image, a VPA, and a Secret mounted for --manifest-url-header-file.
+ */
+export const nodeExporterHabits = {
+  global: { imageRegistry: "registry.example.com" },
+  commonLabels: { team: "nodes" },
+  securityContext: { fsGroup: 0 },
+  containerSecurityContext: { privileged: false },
+  livenessProbe: { initialDelaySeconds: 0, failureThreshold: 5 },
+  readinessProbe: { httpGet: { scheme: "HTTP" }, timeoutSeconds: 5 },
+  terminationGracePeriodSeconds: 30,
+  revisionHistoryLimit: 3,
+  serviceAccount: { automountServiceAccountToken: false },
+  service: { type: "ClusterIP", clusterIP: "", port: 9100, labels: { jobLabel: "podconfig" } },
+  prometheus: {
+    monitor: {
+      enabled: true,
+      namespace: "monitoring",
+      jobLabel: "app.kubernetes.io/name",
+      additionalLabels: { release: "kube-prometheus-stack" },
+      relabelings: [{ action: "replace", targetLabel: "zone", replacement: "eu-1" }],
+      metricRelabelings: [
+        { action: "drop", sourceLabels: ["__name__"], regex: "podconfig_dispatch_.*" },
+      ],
+    },
+  },
+  verticalPodAutoscaler: {
+    enabled: true,
+    controlledResources: ["memory"],
+    maxAllowed: { memory: "512Mi" },
+  },
+  sources: { http: { url: "https://config.example.com/pods.yaml" } },
+  extraArgs: ["--manifest-url-header-file=/etc/podconfig-exporter/headers/authorization"],
+  extraVolumes: [{ name: "manifest-url-headers", secret: { secretName: "manifest-url-headers" } }],
+  extraVolumeMounts: [
+    { name: "manifest-url-headers", mountPath: "/etc/podconfig-exporter/headers", readOnly: true },
+  ],
+  extraManifests: [
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "manifest-url-headers", namespace: "{{ .Release.Namespace }}" },
+      stringData: { authorization: "Authorization: Bearer t0ken" },
+    },
+  ],
+};
+
+/** What users of the kube-state-metrics chart set: a PodMonitor's relabelings, a NodePort. */
+export const kubeStateMetricsHabits = {
+  service: { type: "NodePort", nodePort: 30947, annotations: { team: "nodes" } },
+  prometheus: {
+    podMonitor: {
+      enabled: true,
+      jobLabel: "app.kubernetes.io/instance",
+      metricRelabelings: [{ action: "labeldrop", regex: "pod_template_hash" }],
+    },
+  },
+  podLabels: { tier: "node-agent" },
+};
+
+/** The node's own network, as on a one-node cluster with host networking. */
+export const hostNetwork = {
+  hostNetwork: true,
+  webConfig: { enabled: true, secretName: "pce-web-config" },
+  prometheus: {
+    podMonitor: {
+      enabled: true,
+      scheme: "https",
+      tlsConfig: { insecureSkipVerify: true },
+      basicAuth: {
+        username: { name: "pce-scrape", key: "username" },
+        password: { name: "pce-scrape", key: "password" },
+      },
+    },
+  },
+};
+
 /** The values matrix: each case a way the chart is installed. */
 export const chartCases: Record<string, object> = {
   defaults: {},
@@ -111,4 +191,7 @@ export const chartCases: Record<string, object> = {
     nodeSelector: { "kubernetes.io/os": "linux", "node-role.kubernetes.io/worker": "" },
     resources: { requests: { cpu: "10m", memory: "128Mi" } },
   },
+  "prometheus-node-exporter habits": nodeExporterHabits,
+  "kube-state-metrics habits": kubeStateMetricsHabits,
+  "host network": hostNetwork,
 };
