@@ -452,14 +452,18 @@ const kubelet = (s: Scope) => [
   }),
   timeSeries({
     title: "Refused static pod manifests",
-    runbooks: runbooks(s, "PodConfigManifestRefused"),
+    runbooks: runbooks(s, "PodConfigManifestRefused", "PodConfigStaticPodPathMissing"),
     description:
-      "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+      "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file, and a static pod path that does not exist (no static pod from it runs); the status page and /api/v1/manifests give the kubelet's error text.",
     unit: "short",
     width: 12,
     height: 8,
     queries: [
-      { expr: s.sel("podconfig_manifests", 'verdict="refused"'), legend: "{{source}} refused" },
+      // missing: the static pod path itself does not exist.
+      {
+        expr: s.sel("podconfig_manifests", 'verdict=~"refused|missing"'),
+        legend: "{{source}} {{verdict}}",
+      },
       {
         expr: s.sel("podconfig_manifest_info", 'reason!="duplicate"'),
         legend: "{{file}} ({{reason}})",

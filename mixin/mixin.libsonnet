@@ -195,6 +195,19 @@ local single(c, runbookParts) = {
       }
      },
      {
+      "alert": "PodConfigStaticPodPathMissing",
+      "expr": "max_over_time(podconfig_manifests{" + (c.podconfigSelector) + ", verdict=\"missing\"}[" + (c.gaugeLookback) + "]) > 0",
+      "for": (std.get(std.get(c.alerts, "PodConfigStaticPodPathMissing", {}), "for", c.staticPodPathMissingFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigStaticPodPathMissing", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigStaticPodPathMissing", {}), "labels", {}),
+      "annotations": {
+       "summary": "The static pod path of the {{ $labels.source }} source on {{ $labels.instance }} does not exist.",
+       "description": "The static pod path the {{ $labels.source }} source on {{ $labels.instance }} reads (staticPodPath, --pod-manifest-path) has not existed for " + (durationWords(std.get(std.get(c.alerts, "PodConfigStaticPodPathMissing", {}), "for", c.staticPodPathMissingFor))) + ". The kubelet lists it again every second and only logs \"path does not exist, ignoring\"; its source is ready all the same, so nothing else says that no static pod from that path will run: most often a typo in the kubelet's configuration, or a directory that was removed.",
+       "runbook_url": (runbookParts[0]) + "podconfigstaticpodpathmissing" + (runbookParts[1])
+      }
+     },
+     {
       "alert": "PodConfigSourceStale",
       "expr": "max_over_time(podconfig_source_stale{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1",
       "for": (std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "for", c.sourceStaleFor)),
@@ -2331,10 +2344,23 @@ local single(c, runbookParts) = {
        "includeVars": false,
        "keepTime": false,
        "url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigStaticPodPathMissing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigstaticpodpathmissing" + (runbookParts[1])
       }
      ],
      "title": "Refused static pod manifests",
-     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file, and a static pod path that does not exist (no static pod from it runs); the status page and /api/v1/manifests give the kubelet's error text.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -2347,13 +2373,13 @@ local single(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_manifests{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"refused\"}",
+       "expr": "podconfig_manifests{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=~\"refused|missing\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
         "uid": "${datasource}"
        },
-       "legendFormat": "{{source}} refused",
+       "legendFormat": "{{source}} {{verdict}}",
        "range": true,
        "instant": false
       },
@@ -4776,6 +4802,19 @@ local multi(c, runbookParts) = {
       }
      },
      {
+      "alert": "PodConfigStaticPodPathMissing",
+      "expr": "max_over_time(podconfig_manifests{" + (c.podconfigSelector) + ", verdict=\"missing\"}[" + (c.gaugeLookback) + "]) > 0",
+      "for": (std.get(std.get(c.alerts, "PodConfigStaticPodPathMissing", {}), "for", c.staticPodPathMissingFor)),
+      "labels": {
+       "severity": (std.get(std.get(c.alerts, "PodConfigStaticPodPathMissing", {}), "severity", "warning"))
+      } + std.get(std.get(c.alerts, "PodConfigStaticPodPathMissing", {}), "labels", {}),
+      "annotations": {
+       "summary": "The static pod path of the {{ $labels.source }} source on {{ $labels.instance }} does not exist.",
+       "description": "The static pod path the {{ $labels.source }} source on {{ $labels.instance }} reads (staticPodPath, --pod-manifest-path) has not existed for " + (durationWords(std.get(std.get(c.alerts, "PodConfigStaticPodPathMissing", {}), "for", c.staticPodPathMissingFor))) + ". The kubelet lists it again every second and only logs \"path does not exist, ignoring\"; its source is ready all the same, so nothing else says that no static pod from that path will run: most often a typo in the kubelet's configuration, or a directory that was removed.",
+       "runbook_url": (runbookParts[0]) + "podconfigstaticpodpathmissing" + (runbookParts[1])
+      }
+     },
+     {
       "alert": "PodConfigSourceStale",
       "expr": "max_over_time(podconfig_source_stale{" + (c.podconfigSelector) + "}[" + (c.gaugeLookback) + "]) == 1",
       "for": (std.get(std.get(c.alerts, "PodConfigSourceStale", {}), "for", c.sourceStaleFor)),
@@ -6912,10 +6951,23 @@ local multi(c, runbookParts) = {
        "includeVars": false,
        "keepTime": false,
        "url": (runbookParts[0]) + "podconfigmanifestrefused" + (runbookParts[1])
+      },
+      {
+       "title": "Runbook: PodConfigStaticPodPathMissing",
+       "type": "link",
+       "icon": "",
+       "tooltip": "",
+       "tags": [],
+       "asDropdown": false,
+       "placement": "inControlsMenu",
+       "targetBlank": true,
+       "includeVars": false,
+       "keepTime": false,
+       "url": (runbookParts[0]) + "podconfigstaticpodpathmissing" + (runbookParts[1])
       }
      ],
      "title": "Refused static pod manifests",
-     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file; the status page and /api/v1/manifests give the kubelet's error text.",
+     "description": "Manifests of the file and http sources the kubelet refuses (read, parse, invalid, policy), one series per file, and a static pod path that does not exist (no static pod from it runs); the status page and /api/v1/manifests give the kubelet's error text.",
      "datasource": {
       "type": "prometheus",
       "uid": "${datasource}"
@@ -6928,13 +6980,13 @@ local multi(c, runbookParts) = {
      },
      "targets": [
       {
-       "expr": "podconfig_manifests{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=\"refused\"}",
+       "expr": "podconfig_manifests{" + (c.clusterLabel) + "=~\"$cluster\", job=~\"$job\", instance=~\"$instance\", verdict=~\"refused|missing\"}",
        "refId": "A",
        "datasource": {
         "type": "prometheus",
         "uid": "${datasource}"
        },
-       "legendFormat": "{{source}} refused",
+       "legendFormat": "{{source}} {{verdict}}",
        "range": true,
        "instant": false
       },

@@ -74,6 +74,20 @@ time() - ${series(cfg, "podconfig_source_last_success_timestamp_seconds")} < 300
           Edits to this file have no effect.`,
       }),
       alert(cfg, {
+        alert: "PodConfigStaticPodPathMissing",
+        expr: `max_over_time(${series(cfg, "podconfig_manifests", 'verdict="missing"')}[${cfg.gaugeLookback}]) > 0`,
+        for: cfg.staticPodPathMissingFor,
+        severity: "warning",
+        summary:
+          "The static pod path of the {{ $labels.source }} source on {{ $labels.instance }} does not exist.",
+        description: text`
+          The static pod path the {{ $labels.source }} source on {{ $labels.instance }} reads
+          (staticPodPath, --pod-manifest-path) has not existed for ${FOR}. The kubelet lists it
+          again every second and only logs "path does not exist, ignoring"; its source is ready
+          all the same, so nothing else says that no static pod from that path will run: most
+          often a typo in the kubelet's configuration, or a directory that was removed.`,
+      }),
+      alert(cfg, {
         alert: "PodConfigSourceStale",
         expr: `max_over_time(${series(cfg, "podconfig_source_stale")}[${cfg.gaugeLookback}]) == 1`,
         for: cfg.sourceStaleFor,

@@ -158,7 +158,7 @@ export async function explain(
         ? undefined
         : upgradeOf(manifests, options.compareTo, await verdictsAt(options.compareTo));
     const blocked = (verdicts: Verdicts) =>
-      verdicts.some((m) => m.verdict === "refused" || m.verdict === "duplicate");
+      verdicts.some((m) => ["refused", "missing", "duplicate"].includes(m.verdict));
     return {
       kubeletVersion: options.minor,
       nodeName: options.nodeName,

@@ -57,6 +57,7 @@ export function manifestsStatus(
 
 const pill: Record<string, string> = {
   refused: "bad",
+  missing: "bad",
   duplicate: "bad",
   pending: "warn",
   ignored: "muted",

@@ -81,15 +81,22 @@ function sourceRow(source: SourceStatus, now: Instant): string {
 function manifestsNotRunning(status: SourcesStatus): string {
   const refused = status.manifests.filter((m) => m.verdict === "refused").length;
   const shadowed = status.manifests.filter((m) => m.verdict === "duplicate").length;
+  const missing = status.manifests
+    .filter((m) => m.verdict === "missing")
+    .map(
+      (m) =>
+        ` <span class="manifests-not-running">The static pod path <code>${e(m.manifest)}</code> does not exist: no static pod from it will run.</span>`,
+    )
+    .join("");
   const count = refused + shadowed;
-  if (count === 0) return "";
+  if (count === 0) return missing;
   const why = [
     refused > 0 ? `${refused} refused` : "",
     shadowed > 0 ? `${shadowed} shadowed by another manifest of the same pod` : "",
   ]
     .filter(Boolean)
     .join(", ");
-  return ` <span class="manifests-not-running">${count} static pod manifest${count === 1 ? "" : "s"} will not run (${e(why)}): see Manifests below.</span>`;
+  return ` <span class="manifests-not-running">${count} static pod manifest${count === 1 ? "" : "s"} will not run (${e(why)}): see Manifests below.</span>${missing}`;
 }
 
 function banner(status: SourcesStatus): string {

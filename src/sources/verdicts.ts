@@ -2,6 +2,8 @@
 // (issue 21). Each file of the static pod path and each pod of the manifest URL's body has one:
 //   stored     the kubelet holds its pod (full name and UID given);
 //   refused    reading or decoding failed: the kubelet's own error text;
+//   missing    the static pod path itself does not exist: the kubelet lists it again every
+//              second, logging the same error, and no static pod from it will ever run;
 //   duplicate  it decoded, but another manifest's pod of the same namespace/name is the one held
 //              (the rule is the source's: a relist keeps the last file in byte order, a watch
 //              event the file read last, a URL body the first pod of the list);
@@ -14,11 +16,12 @@ import type { Clock } from "../core/deps.js";
 import { type Pod, podFullName, podUID } from "../core/types.js";
 import type { StaticPod } from "./manifest/decode.js";
 
-export type Verdict = "stored" | "refused" | "duplicate" | "ignored" | "pending";
+export type Verdict = "stored" | "refused" | "missing" | "duplicate" | "ignored" | "pending";
 
 /** Every verdict, in the order a person reads them: what keeps a pod from running first. */
 export const Verdicts: readonly Verdict[] = [
   "refused",
+  "missing",
   "duplicate",
   "pending",
   "ignored",

@@ -13,7 +13,7 @@ export const MaxManifestInfoSeries = 20;
 /** Always exposed, at 0 too: each such source has its series. */
 const alwaysExposed: readonly Verdict[] = ["stored"];
 /** Exposed while there are some: the alerts test for their presence (> 0). */
-const whilePresent: readonly Verdict[] = ["refused", "duplicate", "pending", "ignored"];
+const whilePresent: readonly Verdict[] = ["refused", "missing", "duplicate", "pending", "ignored"];
 
 export interface ManifestMetricsOptions {
   /** Every verdict of every manifest-reading source, refused and duplicate first. */
@@ -29,7 +29,7 @@ export function registerManifestMetrics(
   const verdicts = oncePerScrape(() => options.verdicts());
   new Gauge({
     name: "podconfig_manifests",
-    help: "Manifests (files of the static pod path, pods of the manifest URL's body) by the kubelet's verdict: stored, refused, duplicate (another manifest's pod of the same name is held), and while there are some pending (a change not read yet) and ignored (dotfiles, directories).",
+    help: "Manifests (files of the static pod path, pods of the manifest URL's body) by the kubelet's verdict: stored, refused, duplicate (another manifest's pod of the same name is held), and while there are some missing (the static pod path itself does not exist: no static pod from it will run), pending (a change not read yet) and ignored (dotfiles, directories).",
     labelNames: ["source", "verdict"],
     registers: [registry],
     collect() {

@@ -186,6 +186,29 @@ describe("the status page's banner and figures", () => {
       }),
     );
     assert.doesNotMatch(clean, /will not run/);
+    const missing = page(
+      sourcesStatus({
+        readiness: readyFile(),
+        health: [],
+        kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
+        nodeName: "cp-1",
+        startTime: start,
+        now: start + 1000,
+        manifestSources: ["file"],
+        manifests: [
+          {
+            source: "file",
+            manifest: "/etc/kubernetes/manifest",
+            verdict: "missing",
+            since: start,
+          },
+        ],
+      }),
+    );
+    assert.match(
+      missing,
+      /<strong>READY<\/strong>[\s\S]*The static pod path <code>\/etc\/kubernetes\/manifest<\/code> does not exist: no static pod from it will run\./,
+    );
   });
 
   test("the kubelet's time to all-ready leads: exact, a bound, or why there is none", () => {

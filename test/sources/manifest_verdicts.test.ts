@@ -3,7 +3,7 @@
 // two pods of one name, a refused body; and the file verdicts' pending state and times.
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -131,6 +131,46 @@ spec:
       assert.equal(web?.verdict, "refused");
       assert.match(web?.reason ?? "", /static pods may not reference secrets/);
       assert.equal(web?.category, "policy");
+    } finally {
+      await source.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a static pod path that does not exist: the source is ready, the path's verdict says missing", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "podconfig-missing-"));
+    const path = join(dir, "manifests");
+    const channel = new UpdateRecorder();
+    const source = new FileSource({
+      channel,
+      nodeName: "node-a",
+      path,
+      decoder,
+      fileCheckFrequencyMs: 3_600_000,
+    });
+    try {
+      await source.syncOnce();
+      // As the kubelet: an empty SET, so the source becomes ready; only its verdict says more.
+      assert.deepEqual(
+        channel.updates.map((u) => [u.op, u.pods.length]),
+        [["SET", 0]],
+      );
+      const [verdict, ...rest] = source.manifestVerdicts();
+      assert.deepEqual(rest, []);
+      assert.equal(verdict?.manifest, path);
+      assert.equal(verdict?.verdict, "missing");
+      assert.match(
+        verdict?.reason ?? "",
+        /does not exist, ignoring: no static pod from it will run/,
+      );
+      // Created: its files get their own verdicts, the path's goes.
+      await mkdir(path);
+      await writeFile(join(path, "web.yaml"), hostileFiles.get("web.yaml") ?? "");
+      await source.syncOnce();
+      assert.deepEqual(
+        source.manifestVerdicts().map((v) => [basename(v.manifest), v.verdict]),
+        [["web.yaml", "stored"]],
+      );
     } finally {
       await source.stop();
       await rm(dir, { recursive: true, force: true });

@@ -183,13 +183,21 @@ export class FileSource implements PodSource {
     if (pod && (await this.store.replace([pod]))) this.health.recordSuccess();
   }
 
-  /** An empty SET lets the source be marked as seen, as the kubelet does; the store is kept. */
+  /**
+   * An empty SET lets the source be marked as seen, as the kubelet does; the store is kept.
+   * The source is ready and the kubelet only logs it, every second: the path's own verdict,
+   * "missing", is what says that no static pod from it will run (a typo in the path).
+   */
   private async pathMissing(): Promise<void> {
     if (this.stopped) return;
     this.decoded.retain([]);
-    this.manifests.clear();
+    const text = `path ${this.path} does not exist, ignoring`;
+    this.manifests.missing(
+      this.path,
+      `${text}: no static pod from it will run until it exists (the kubelet lists it every second)`,
+    );
     await this.send([]);
-    this.fail("read", `path ${this.path} does not exist, ignoring`);
+    this.fail("read", text);
   }
 
   /**

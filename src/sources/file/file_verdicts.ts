@@ -16,7 +16,9 @@ import {
 export type FileState =
   | { kind: "pod"; pod: Pod; uidInexact?: string }
   | { kind: "refused"; text: string; read: boolean }
-  | { kind: "ignored"; why: string };
+  | { kind: "ignored"; why: string }
+  /** The path itself does not exist. */
+  | { kind: "missing"; text: string };
 
 export class FileManifests {
   private files = new Map<string, FileState>();
@@ -62,11 +64,15 @@ export class FileManifests {
     if (!this.listing) this.refresh();
   }
 
-  /** The path is missing: nothing in it. */
-  clear(): void {
-    this.files.clear();
+  /** The path is missing: nothing in it, and the path's own verdict says so. */
+  missing(path: string, text: string): void {
+    const only = new Map<string, FileState>([[path, { kind: "missing", text }]]);
     this.pending.clear();
-    this.refresh();
+    if (this.listing) this.listing = only;
+    else {
+      this.files = only;
+      this.refresh();
+    }
   }
 
   refresh(): void {
@@ -88,6 +94,7 @@ export class FileManifests {
 
   private finding(path: string, state: FileState, owners: Map<Pod, string>): ManifestFinding {
     if (state.kind === "ignored") return { manifest: path, verdict: "ignored", reason: state.why };
+    if (state.kind === "missing") return { manifest: path, verdict: "missing", reason: state.text };
     if (state.kind === "refused")
       return {
         manifest: path,
