@@ -11,7 +11,7 @@ import { buildNode } from "./build.js";
 import { Exporter, exporterToken } from "./exporter.js";
 import { ManifestServer } from "./manifest_server.js";
 import { RealNode } from "./node.js";
-import { BothSides, runScenarios, staticPod } from "./scenarios.js";
+import { BothSides, runScenarios, runTimeToReadyScenarios, staticPod } from "./scenarios.js";
 import { releaseOf, repoRoot } from "./versions.js";
 
 const at = process.argv.indexOf("--version");
@@ -59,11 +59,27 @@ async function main(): Promise<void> {
   const token = exporterToken(node);
   await selfSignedCertificateCheck(node, token);
   exporter = await Exporter.start(node, token, join(node.dirs.logs, "exporter.log"));
-  const both = new BothSides(node, exporter);
+  let runs = 1;
+  const realNode = node;
+  const both = new BothSides(node, exporter, async () => {
+    await exporter?.daemon.stop();
+    runs++;
+    exporter = await Exporter.start(
+      realNode,
+      token,
+      join(realNode.dirs.logs, `exporter.${runs}.log`),
+    );
+    return exporter;
+  });
   await runScenarios(both, manifests, (r) => {
     console.log(`\n== ${r.name} (converged in ${r.seconds.toFixed(1)} s)`);
     console.log(`   kubelet:  ${r.kubelet}`);
     console.log(`   exporter: ${r.exporter}`);
+  });
+  await runTimeToReadyScenarios(both, manifests, (r) => {
+    console.log(`\n== ${r.name}: the kubelet's time to all sources ready`);
+    console.log(`   kubelet (its log):  ${r.kubelet}`);
+    console.log(`   exporter (metrics): ${r.exporter}`);
   });
   await exporter.daemon.stop();
 

@@ -53,6 +53,13 @@ export interface Observation {
     /** Each mirror pod's kubernetes.io/config.mirror: its static pod's UID, by the kubelet. */
     mirrorHashes: Record<string, string>;
   };
+  /** The kubelet's time to all sources ready as the exporter measured it, and the copy's. */
+  timeToReady: {
+    measurement: string | undefined;
+    seconds: number | undefined;
+    errorSeconds: number | undefined;
+    copySeconds: number | undefined;
+  };
   exporter: {
     ready: Record<string, number | undefined>;
     stored: Record<string, number | undefined>;
@@ -87,8 +94,14 @@ const sources = ["file", "http", "api"] as const;
 export class BothSides {
   constructor(
     readonly node: RealNode,
-    readonly exporter: Exporter,
+    public exporter: Exporter,
+    /** Stops the exporter and starts a new one beside the same node. */
+    private readonly restartExporter: () => Promise<Exporter>,
   ) {}
+
+  async replaceExporter(): Promise<void> {
+    this.exporter = await this.restartExporter();
+  }
 
   async kubeletMetrics(): Promise<Exposition> {
     return readKubeletMetrics(this.node.kubeletMetricsUrl, this.node.pki.admin);
@@ -144,7 +157,14 @@ export class BothSides {
     const bySource = (name: string): Record<string, number | undefined> =>
       Object.fromEntries(sources.map((s) => [s, sample(e, name, { source: s })]));
     const info = e.samples.get("podconfig_kubelet_info")?.[0]?.labels;
+    const ready = e.samples.get("podconfig_kubelet_time_to_ready_seconds")?.[0];
     return {
+      timeToReady: {
+        measurement: ready?.labels.measurement,
+        seconds: ready?.value,
+        errorSeconds: sample(e, "podconfig_kubelet_time_to_ready_error_seconds"),
+        copySeconds: sample(e, "podconfig_time_to_ready_seconds"),
+      },
       kubelet: {
         housekept: k.samples.has("kubelet_desired_pods"),
         desiredStatic: sample(k, "kubelet_desired_pods", { static: "true" }),
@@ -512,4 +532,156 @@ export async function runScenarios(
     ]),
   );
   report(result("6. manifest the kubelet refuses (dir and URL)", s6));
+}
+
+/**
+ * The kubelet's own truth, from its -v=4 log of the current process: the first
+ * "SyncLoop (housekeeping)" line (its first housekeeping, which runs only once every source is
+ * ready; the series the exporter reads are written during it) and that housekeeping's "end"
+ * line, in seconds after the process start.
+ */
+export function housekeepingTruth(
+  log: string,
+  startSeconds: number,
+): { begin: number; end: number } | undefined {
+  // klog's header: I1203 05:12:34.567890   12345 kubelet.go:2540] "SyncLoop (housekeeping)"
+  const at = (pattern: string) => {
+    const m = new RegExp(
+      `^I(\\d\\d)(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d\\.\\d+) +\\d+ \\S+\\] ${pattern}`,
+      "m",
+    ).exec(log);
+    if (!m) return undefined;
+    const [, month, day, hour, minute, second] = m.map(Number);
+    // The kubelet logs in the machine's local time, as Date reads it here.
+    const year = new Date(startSeconds * 1000).getFullYear();
+    const ms = new Date(year, (month ?? 1) - 1, day, hour, minute).getTime() + (second ?? 0) * 1000;
+    return ms / 1000 - startSeconds;
+  };
+  const begin = at('"SyncLoop \\(housekeeping\\)"');
+  const end = at('"SyncLoop \\(housekeeping\\) end"');
+  return begin === undefined || end === undefined ? undefined : { begin, end };
+}
+
+/** Slack for the truth's clocks: process_start_time_seconds counts /proc ticks (10 ms). */
+const TickSeconds = 0.02;
+
+export interface TimeToReadyResult {
+  name: string;
+  kubelet: string;
+  exporter: string;
+}
+
+/**
+ * The kubelet's time to all sources ready, on the real node, against its own log: a kubelet
+ * started with every source healthy (exact or a bound, whichever the polls saw), a kubelet
+ * restarted while the manifest URL answers 503 for 30 s and then repaired (exact, within the
+ * polls' error of the log's truth), and the exporter restarted while all is ready (a bound from
+ * the kubelet's start, never the exporter's own warm-up). Runs on a node whose directory holds
+ * c.yaml and refused.yaml and whose URL serves a refused body (the end of runScenarios).
+ */
+export async function runTimeToReadyScenarios(
+  both: BothSides,
+  manifests: ManifestServer,
+  report: (r: TimeToReadyResult) => void,
+): Promise<void> {
+  const node = both.node;
+  const truthNow = (o: Observation) => {
+    const start = o.kubelet.startTime;
+    const truth =
+      start === undefined ? undefined : housekeepingTruth(node.kubelet?.log() ?? "", start);
+    if (truth === undefined) throw new Error("no housekeeping line in the kubelet's -v=4 log");
+    return truth;
+  };
+  const figure = (o: Observation) =>
+    `${o.timeToReady.measurement} ${o.timeToReady.seconds?.toFixed(3)} s (error ${o.timeToReady.errorSeconds?.toFixed(3)} s); the copy's own: ${o.timeToReady.copySeconds?.toFixed(3)} s`;
+  const truthText = (t: { begin: number; end: number }) =>
+    `first "SyncLoop (housekeeping)" ${t.begin.toFixed(3)} s after process_start_time_seconds, its "end" ${t.end.toFixed(3)} s`;
+  /** The exporter's figure against the truth: a bound never below it, exact within its error. */
+  const check = (o: Observation, truth: { begin: number; end: number }) => {
+    const { measurement, seconds, errorSeconds } = o.timeToReady;
+    if (seconds === undefined || errorSeconds === undefined) throw new Error("no figure");
+    if (seconds < truth.begin - TickSeconds)
+      throw new Error(`${measurement} ${seconds} s is below the kubelet's ${truth.begin} s`);
+    if (measurement === "exact" && seconds - errorSeconds > truth.end + TickSeconds)
+      throw new Error(
+        `exact ${seconds} s with error ${errorSeconds} s excludes the kubelet's ${truth.begin}-${truth.end} s`,
+      );
+  };
+  const housekept = (o: Observation, before: number | undefined) =>
+    expect([
+      (o.kubelet.startTime === undefined || o.kubelet.startTime === before) &&
+        "kubelet start time unchanged",
+      !o.kubelet.housekept && "kubelet not housekept",
+      o.timeToReady.seconds === undefined && "no kubelet time to ready in the exporter",
+      o.exporter.readings.startTime !== o.kubelet.startTime && "the exporter reads the old process",
+    ]);
+
+  // Healthy again: the refused manifests go, the URL serves a pod.
+  rmSync(join(node.dirs.manifests, "refused.yaml"));
+  manifests.serve(staticPod("u"));
+  const healed = await both.until("healed: housekept", (o) =>
+    expect([
+      !o.kubelet.housekept && "kubelet not housekept",
+      o.timeToReady.seconds === undefined && "no figure",
+    ]),
+  );
+
+  // 7. A kubelet started with every source healthy.
+  await node.stopKubelet();
+  await node.startKubelet();
+  const s7 = await both.until("kubelet started, all healthy: its time to ready", (o) =>
+    housekept(o, healed.o.kubelet.startTime),
+  );
+  const t7 = truthNow(s7.o);
+  check(s7.o, t7);
+  report({
+    name: "7. kubelet started with all sources healthy",
+    kubelet: truthText(t7),
+    exporter: figure(s7.o),
+  });
+
+  // 8. The kubelet restarted while the URL answers 503 for 30 s, then repaired.
+  manifests.unavailable();
+  await node.stopKubelet();
+  await node.startKubelet();
+  const notYet = await both.until("kubelet restarted, URL 503: not housekept", (o) =>
+    expect([
+      o.kubelet.startTime === s7.o.kubelet.startTime && "kubelet start time unchanged",
+      o.exporter.readings.startTime !== o.kubelet.startTime && "the exporter reads the old process",
+      o.kubelet.housekept && "the kubelet housekept",
+      o.exporter.housekeepingRan !== 0 && `housekeeping_ran=${o.exporter.housekeepingRan}`,
+    ]),
+  );
+  const started = (notYet.o.kubelet.startTime ?? 0) * 1000;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 30_000 - Date.now())));
+  manifests.serve(staticPod("u"));
+  const s8 = await both.until("URL repaired: the kubelet housekeeps, watched", (o) =>
+    housekept(o, s7.o.kubelet.startTime),
+  );
+  const t8 = truthNow(s8.o);
+  check(s8.o, t8);
+  if (s8.o.timeToReady.measurement !== "exact")
+    throw new Error(`the exporter watched the kubelet become ready: ${figure(s8.o)}`);
+  report({
+    name: "8. kubelet restarted while the URL answered 503 for 30 s, then repaired",
+    kubelet: truthText(t8),
+    exporter: `${figure(s8.o)}; exporter - kubelet: ${((s8.o.timeToReady.seconds ?? 0) - t8.begin).toFixed(3)} s`,
+  });
+
+  // 9. The exporter restarted while all is ready: a bound from the kubelet's start.
+  await both.replaceExporter();
+  const s9 = await both.until("exporter restarted: the kubelet's figure", (o) =>
+    expect([
+      o.timeToReady.seconds === undefined && "no kubelet time to ready in the exporter",
+      o.timeToReady.copySeconds === undefined && "the copy not ready",
+    ]),
+  );
+  check(s9.o, t8);
+  if (s9.o.timeToReady.measurement !== "upper_bound")
+    throw new Error(`the kubelet was ready before the exporter: ${figure(s9.o)}`);
+  report({
+    name: "9. exporter restarted while everything is ready",
+    kubelet: truthText(t8),
+    exporter: figure(s9.o),
+  });
 }

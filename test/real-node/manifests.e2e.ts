@@ -1,8 +1,8 @@
 // Issue #17 item 4: the shipped manifests against the real kube-apiserver of the real node
 // (run by npm run e2e:node, which sets REALNODE_KUBECONFIG). Every rendered overlay, and the
 // chart's `helm template` for each case of its values matrix (test/support/chart.ts, #19), is
-// applied with server-side dry-run after the prometheus-operator CRDs it uses (from the
-// operator's Go module in the module cache: no other network), and the exporter's RBAC is judged
+// applied with server-side dry-run after the prometheus-operator CRDs and the VPA's CRD it uses
+// (from their Go modules in the module cache: no other network), and the exporter's RBAC is judged
 // by the API server's own authorizer (kubectl auth can-i --as, a SubjectAccessReview).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -21,6 +21,21 @@ const repo = join(import.meta.dirname, "..", "..");
 const rendered = join(repo, "deploy", "rendered");
 /** prometheus-operator release whose CRDs are installed (its module zip carries them). */
 const operatorVersion = "v0.85.0";
+/** The VPA release whose CRD is installed for the chart's verticalPodAutoscaler (likewise). */
+const vpaModule = "k8s.io/autoscaler/vertical-pod-autoscaler@v1.8.1";
+
+/** A Go module's directory in the module cache, downloaded through the module proxy. */
+function moduleDir(module: string): string {
+  const download = JSON.parse(
+    execFileSync("go", ["mod", "download", "-json", module], { encoding: "utf8" }),
+  ) as { Dir: string };
+  return download.Dir;
+}
+
+function applyCRDs(file: string): void {
+  kubectl(["apply", "--server-side", "-f", file]);
+  kubectl(["wait", "--for=condition=Established", "--timeout=120s", "-f", file]);
+}
 
 function kubectl(args: string[]): string {
   return execFileSync("kubectl", [`--kubeconfig=${kubeconfig}`, ...args], {
@@ -66,32 +81,17 @@ for (const [index, [name, values]] of Object.entries(chartCases).entries()) {
 }
 
 before(() => {
-  const download = JSON.parse(
-    execFileSync(
-      "go",
-      [
-        "mod",
-        "download",
-        "-json",
-        `github.com/prometheus-operator/prometheus-operator@${operatorVersion}`,
-      ],
-      {
-        encoding: "utf8",
-      },
-    ),
-  ) as { Dir: string };
-  const crdDir = join(download.Dir, "example", "prometheus-operator-crd");
-  const kinds = new Set(
-    manifests
-      .flatMap((m) => documents(m.file))
-      .filter((d) => d.group === "monitoring.coreos.com")
-      .map((d) => d.kind),
+  const crdDir = join(
+    moduleDir(`github.com/prometheus-operator/prometheus-operator@${operatorVersion}`),
+    "example",
+    "prometheus-operator-crd",
   );
-  for (const kind of kinds) {
-    const file = join(crdDir, `monitoring.coreos.com_${kind.toLowerCase()}s.yaml`);
-    kubectl(["apply", "--server-side", "-f", file]);
-    kubectl(["wait", "--for=condition=Established", "--timeout=120s", "-f", file]);
-  }
+  const all = manifests.flatMap((m) => documents(m.file));
+  const kinds = new Set(all.filter((d) => d.group === "monitoring.coreos.com").map((d) => d.kind));
+  for (const kind of kinds)
+    applyCRDs(join(crdDir, `monitoring.coreos.com_${kind.toLowerCase()}s.yaml`));
+  if (all.some((d) => d.group === "autoscaling.k8s.io"))
+    applyCRDs(join(moduleDir(vpaModule), "deploy", "vpa-v1-crd-gen.yaml"));
   // A dry-run of a Namespace creates nothing, so the namespaced objects beside it need it for real.
   const namespaces = new Set(
     manifests
