@@ -172,6 +172,21 @@ describe("prometheus/rules", () => {
       }
   });
 
+  test("the runbook reaches the exporter from where a user stands: through kubectl", () => {
+    // The DaemonSet has neither host networking nor a host port: NODE:9847 answers nothing.
+    const text = readFileSync(runbook, "utf8");
+    assert.doesNotMatch(text, /http:\/\/NODE:/);
+    // Every curl of the exporter's port goes through the port-forward.
+    for (const m of text.matchAll(/curl [^`]*?(https?:\/\/[^/\s`]*:984[78])/g))
+      assert.equal(m[1], "http://127.0.0.1:9847", `${m[0]}: through the port-forward`);
+    assert.doesNotMatch(text, /curl (?:[^`]*? )?:984[78]/);
+    assert.match(text, /kubectl -n podconfig-exporter port-forward "\$POD" 9847/);
+    assert.match(
+      text,
+      /kubectl get --raw "\/api\/v1\/namespaces\/podconfig-exporter\/pods\/\$\{POD#pod\/\}:9847\/proxy\//,
+    );
+  });
+
   test("the runbook has a section for every alert and none for unknown ones", () => {
     const names = new Set(alerts().map((a) => a.alert));
     const sections = [...readFileSync(runbook, "utf8").matchAll(/^## (PodConfig\w+)$/gm)].map(
