@@ -103,7 +103,13 @@ export interface KubeletCrossCheckConfig {
 export type CliCommand =
   | { kind: "help" }
   | { kind: "version" }
-  | { kind: "run"; config: ExporterConfig };
+  | { kind: "run"; config: ExporterConfig; notices: Notice[] };
+
+/** Something the configuration did that the log should say once the logger exists. */
+export interface Notice {
+  message: string;
+  fields: Record<string, unknown>;
+}
 
 const DefaultHousekeepingIntervalMs = 2000;
 /**
@@ -229,8 +235,16 @@ export async function resolveConfig(
       "checkpoints belong to the api source, which is not configured (give --kubeconfig, or run in a pod)",
     );
 
+  const node = nodeName(flags, host);
+  const notices: Notice[] = [];
+  if (node.given !== node.name)
+    notices.push({
+      message:
+        "node name lower-cased, as the kubelet's GetHostname does with --hostname-override and the host name",
+      fields: { given: node.given, nodeName: node.name },
+    });
   const config: ExporterConfig = {
-    nodeName: nodeName(flags, host),
+    nodeName: node.name,
     kubeletVersion: kubeletVersion(flags),
     podManifestPath: nonEmpty(flags, "pod-manifest-path") ?? kubelet.staticPodPath,
     fileCheckFrequencyMs: frequency(
@@ -288,7 +302,7 @@ export async function resolveConfig(
     throw new UsageError(
       "no pod source configured: give --pod-manifest-path, --manifest-url or --kubeconfig (or --kubelet-config with staticPodPath or staticPodURL, or --demo)",
     );
-  return { kind: "run", config };
+  return { kind: "run", config, notices };
 }
 
 async function kubeletConfig(flags: Flags): Promise<KubeletConfigSources> {
@@ -357,14 +371,19 @@ function kubeletCrossCheck(flags: Flags, demo: boolean): KubeletCrossCheckConfig
  */
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-function nodeName(flags: Flags, host: string): string {
-  const name = nonEmpty(flags, "node-name") ?? host.trim().toLowerCase();
+/**
+ * The node's name as the kubelet's GetHostname makes it (pkg/util/node): --hostname-override,
+ * else the host name, trimmed and lower-cased. What is left must be a DNS-1123 subdomain.
+ */
+function nodeName(flags: Flags, host: string): { given: string; name: string } {
+  const given = nonEmpty(flags, "node-name") ?? host;
+  const name = given.trim().toLowerCase();
   if (name.length > 253 || !dns1123Subdomain.test(name))
     throw flags.error(
       "node-name",
-      `${JSON.stringify(name.slice(0, 300))}${flags.isSet("node-name") ? "" : " (the host name)"} is not a node name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters (a DNS-1123 subdomain, as the kubelet registers it)`,
+      `${JSON.stringify(given.slice(0, 300))}${flags.isSet("node-name") ? "" : " (the host name)"} is not a node name, even lower-cased as the kubelet does: letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters (a DNS-1123 subdomain, as the kubelet registers it)`,
     );
-  return name;
+  return { given, name };
 }
 
 function nonEmpty(flags: Flags, name: string): string | undefined {

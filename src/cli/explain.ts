@@ -72,7 +72,8 @@ export function parseExplainArgs(args: readonly string[], host = hostname()): Ex
     target: positionals[0] as string,
     minor: version("kubelet.version") ?? NewestKubeletMinor,
     ...(compareTo === undefined ? {} : { compareTo }),
-    nodeName: values["node-name"] ?? host.trim().toLowerCase(),
+    // As the kubelet's GetHostname: trimmed and lower-cased, given or not.
+    nodeName: (values["node-name"] ?? host).trim().toLowerCase(),
     url: values["manifest-url"] ?? "stdin",
     output,
   };

@@ -6,18 +6,28 @@ import { startExporter } from "../app.js";
 import { systemClock } from "../core/deps.js";
 import { startTracingOnDemand } from "../telemetry/tracing_on_demand.js";
 import { buildInfo, versionText } from "./build_info.js";
-import { type CliCommand, resolveConfig } from "./config.js";
+import { type CliCommand, type ExporterConfig, resolveConfig } from "./config.js";
 import { describeConfig } from "./describe.js";
 import { ExplainUsage, explain, explanationText, parseExplainArgs } from "./explain.js";
 import { UsageError } from "./flags.js";
 import { createLogger, loggingRecorder } from "./log.js";
 import { logStartupSignalWith, stopWith } from "./shutdown_signals.js";
-import { usage } from "./usage.js";
+import { Subcommands, usage } from "./usage.js";
 
 const ShutdownTimeoutMs = 5000;
 
 export async function run(): Promise<void> {
-  if (process.argv[2] === "explain") return runExplain(process.argv.slice(3));
+  const first = process.argv[2];
+  if (first === "explain") return runExplain(process.argv.slice(3));
+  if (first === "help") {
+    process.stdout.write(usage());
+    return;
+  }
+  // A word where a subcommand or a flag goes: most often a subcommand misspelled.
+  if (first !== undefined && !first.startsWith("-")) {
+    process.stderr.write(`podconfig-exporter: ${unknownCommand(first)}\n`);
+    process.exit(2);
+  }
   let command: CliCommand;
   try {
     command = await resolveConfig(process.argv.slice(2), process.env);
@@ -45,6 +55,7 @@ export async function run(): Promise<void> {
     logger.info("Shutting down during start-up: exiting at once", { signal });
   });
   logger.info("Starting podconfig-exporter", { ...build, config: describeConfig(config) });
+  for (const { message, fields } of command.notices) logger.info(message, fields);
   const tracing = await startTracingOnDemand({ env: process.env, version: build.version, logger });
 
   let exporter: Awaited<ReturnType<typeof startExporter>>;
@@ -57,7 +68,7 @@ export async function run(): Promise<void> {
       recorder: loggingRecorder(logger),
     });
   } catch (error) {
-    logger.error("Failed to start", { error: String(error) });
+    logger.error("Failed to start", { error: String(error), ...startFailureHint(error, config) });
     await tracing.shutdown();
     process.exit(1);
   }
@@ -102,6 +113,45 @@ export async function run(): Promise<void> {
       note: "--web.config.file and its certificates are re-read when they change",
     });
   });
+}
+
+/** What to say of a word that is no subcommand: the one it is closest to, if any. */
+export function unknownCommand(word: string): string {
+  const near = Subcommands.find((command) => editDistance(word, command) <= 2);
+  return near
+    ? `unknown command "${word}": did you mean "${near}"? (${near === "help" ? "podconfig-exporter help" : `podconfig-exporter ${near} --help`})`
+    : `unknown command "${word}": the commands are ${Subcommands.join(" and ")}, and flags start with -- (see --help)`;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(
+        (row[j] ?? 0) + 1,
+        (next[j - 1] ?? 0) + 1,
+        (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}
+
+/** A listen address in use: which flag chooses another. */
+export function startFailureHint(error: unknown, config: ExporterConfig): { hint?: string } {
+  const e = error as NodeJS.ErrnoException & { port?: number };
+  if (e?.code !== "EADDRINUSE") return {};
+  const flag =
+    config.web.healthListenAddress !== undefined &&
+    e.port === config.web.healthListenAddress.port &&
+    e.port !== config.web.listenAddress.port
+      ? "--web.health-listen-address"
+      : "--web.listen-address";
+  return {
+    hint: `the address is in use (another podconfig-exporter, or another program, listens there): give another with ${flag}=HOST:PORT`,
+  };
 }
 
 /** `explain`: the verdicts on stdout; exit 1 when anything would be refused or shadowed. */

@@ -96,7 +96,7 @@ describe("configuration that cannot work", () => {
       [
         ["--node-name=UPPER_bad/name"],
         {},
-        /^--node-name: "UPPER_bad\/name" is not a node name: .*DNS-1123 subdomain/,
+        /^--node-name: "UPPER_bad\/name" is not a node name, even lower-cased as the kubelet does: .*DNS-1123 subdomain/,
       ],
       [["--node-name=a..b"], {}, /^--node-name: "a\.\.b" is not a node name/],
       [
