@@ -30,7 +30,11 @@ export function exporterToken(node: RealNode): string {
   ]);
 }
 
+/** The cross-check's poll period the exporter runs with here. */
+const PollPeriodSeconds = 2;
+
 export class Exporter {
+  readonly pollPeriodSeconds = PollPeriodSeconds;
   private constructor(
     readonly daemon: Daemon,
     readonly metricsUrl: string,
@@ -58,7 +62,7 @@ export class Exporter {
         `--kubelet.token-file=${tokenFile}`,
         `--kubelet.ca-file=${node.kubeletServingCert}`,
         `--kubelet.tls-server-name=${node.nodeName}`,
-        "--kubelet.poll-period=2s",
+        `--kubelet.poll-period=${PollPeriodSeconds}s`,
         `--web.listen-address=127.0.0.1:${port}`,
         "--log.level=debug",
       ],

@@ -29,7 +29,7 @@ export interface KubeletStatus {
   timeToReady: {
     seconds: number;
     measurement: TimeToReadyMeasurement;
-    /** How much earlier it may have been. */
+    /** How far the truth may be: either way when exact, earlier when a bound. */
     errorSeconds: number;
   } | null;
   disagreements: { direction: string; reason: string }[];

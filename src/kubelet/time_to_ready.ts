@@ -2,13 +2,15 @@
 // start (process_start_time_seconds) to the first poll that finds its housekeeping completed
 // (the signal of housekeepingRan: HandlePodCleanups runs only once every source is ready).
 //
-// A poll only samples the kubelet, so the moment is known to lie between the last poll that
-// found it not housekept and the first that found it housekept:
+// A poll only samples the kubelet, so the moment is known to lie between the start of the last
+// poll that found it not housekept and the end of the first that found it housekept:
 // - exact: the poll just before the first "housekept" one found it not housekept, in the same
-//   kubelet process. The error is at most the time between the two polls: one poll period plus
-//   the two polls' durations.
+//   kubelet process. The figure is the middle of that interval and its error half its width:
+//   half of one poll period plus the two polls' durations, so at most one period while a poll
+//   takes less than half of one.
 // - upper bound: the first reading of this kubelet process already found it housekept (the
 //   exporter started, or restarted, after the kubelet was ready), or polls failed in between.
+//   The figure is the interval's end; its error, the whole interval.
 //   No kubelet signal says when its first housekeeping ran, so after an exporter restart an
 //   exact figure cannot be recovered; one measured before the kubelet was ready is, since the
 //   origin is the kubelet's start, not the exporter's.
@@ -30,12 +32,16 @@ export interface KubeletTimeToReady {
   notBefore: number;
 }
 
+/** The figure, seconds from the kubelet's start: the interval's middle (exact) or end (bound). */
 export const timeToReadySeconds = (t: KubeletTimeToReady): number =>
-  (t.readyBy - t.kubeletStart) / 1000;
+  ((t.measurement === "exact" ? (t.notBefore + t.readyBy) / 2 : t.readyBy) - t.kubeletStart) / 1000;
 
-/** How much earlier than timeToReadySeconds the kubelet may have been ready, seconds. */
+/**
+ * How far the truth may be from the figure, seconds: either side of it when exact (half the
+ * interval), earlier than it when a bound (the whole interval).
+ */
 export const timeToReadyErrorSeconds = (t: KubeletTimeToReady): number =>
-  (t.readyBy - t.notBefore) / 1000;
+  ((t.readyBy - t.notBefore) / 1000) * (t.measurement === "exact" ? 0.5 : 1);
 
 export function isSameProcess(a: number | undefined, b: number | undefined): boolean {
   return a !== undefined && b !== undefined && Math.abs(a - b) <= RestartToleranceMs;

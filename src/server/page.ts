@@ -167,7 +167,7 @@ function kubeletTimeToReady(kubelet: SourcesStatus["kubelet"]): string {
       : `<span class="muted">unknown</span><small>${kubelet.up ? "the kubelet's version was not checked" : "the kubelet is not being read"}</small>`;
   const seconds = e(humanSeconds(time.seconds));
   return time.measurement === "exact"
-    ? `${seconds}<small>exact: from the kubelet's start, within ${e(humanSeconds(time.errorSeconds))} (the polls around it)</small>`
+    ? `${seconds}<small>exact: from the kubelet's start, ± ${e(humanSeconds(time.errorSeconds))} (the polls around it)</small>`
     : `at most ${seconds}<small>an upper bound: the kubelet was ready when this exporter first read it, or polls failed around it</small>`;
 }
 

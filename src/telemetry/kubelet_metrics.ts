@@ -116,13 +116,13 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_time_to_ready_seconds",
-      help: "The kubelet's own time to all sources ready: seconds from its process start (process_start_time_seconds) to the first poll that found its housekeeping completed (podconfig_kubelet_housekeeping_ran), which runs only once every source is ready, on a 2 s tick. measurement: exact when the poll just before found it not housekept (the error is at most one poll period plus the polls' durations), upper_bound when the first reading of this kubelet process found it already housekept (the exporter started later) or polls failed in between. Absent until then.",
+      help: "The kubelet's own time to all sources ready: seconds from its process start (process_start_time_seconds) to its first completed housekeeping (podconfig_kubelet_housekeeping_ran), which runs only once every source is ready, on a 2 s tick. measurement: exact when the poll just before the first that found it housekept found it not housekept: the middle of the two polls, within podconfig_kubelet_time_to_ready_error_seconds either way (half a poll period plus the polls' durations); upper_bound when the first reading of this kubelet process found it already housekept (the exporter started later) or polls failed in between: the end of that poll. Absent until then.",
       labelNames: ["measurement"],
       collect: (g) => perMeasurement(g, timeToReady(), timeToReadySeconds),
     },
     {
       name: "podconfig_kubelet_time_to_ready_error_seconds",
-      help: "How much earlier than podconfig_kubelet_time_to_ready_seconds the kubelet may have become ready: from the last poll that found it not housekept (or from its start) to the first that found it housekept.",
+      help: "How far the kubelet's true time to ready may be from podconfig_kubelet_time_to_ready_seconds: either way for exact (half the time from the start of the last poll that found it not housekept to the end of the first that found it housekept), earlier for upper_bound (that whole time, from its start when no poll found it not housekept).",
       labelNames: ["measurement"],
       collect: (g) => perMeasurement(g, timeToReady(), timeToReadyErrorSeconds),
     },

@@ -8,6 +8,7 @@ import { after, afterEach, before, beforeEach, describe, test } from "node:test"
 import { disagreement } from "../../src/kubelet/disagreement.js";
 import { fetchKubeletMetrics } from "../../src/kubelet/fetch.js";
 import type { PauseVerdict } from "../../src/kubelet/sync_loop_state.js";
+import { timeToReadyErrorSeconds, timeToReadySeconds } from "../../src/kubelet/time_to_ready.js";
 import { KubeletWitness } from "../../src/kubelet/witness.js";
 import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
 import { ManualClock } from "../support/pods.js";
@@ -279,6 +280,14 @@ describe("KubeletWitness: the kubelet's time to ready", () => {
       readyBy: clock.now(),
       notBefore: notHousekeptAt + 30_000,
     });
+    // The figure: the middle of the two polls, within half their interval either way.
+    const time = w.view().timeToReady;
+    assert.ok(time);
+    assert.equal(
+      timeToReadySeconds(time),
+      (notHousekeptAt + 30_000 + clock.now() - 2 * start) / 2000,
+    );
+    assert.equal(timeToReadyErrorSeconds(time), 15);
     // Later polls keep the first measurement.
     clock.advance(30_000);
     await w.poll();
@@ -296,6 +305,11 @@ describe("KubeletWitness: the kubelet's time to ready", () => {
       readyBy: clock.now(),
       notBefore: start,
     });
+    // The figure: that poll's end; it may have been any time since the kubelet's start.
+    const time = w.view().timeToReady;
+    assert.ok(time);
+    assert.equal(timeToReadySeconds(time), 3605);
+    assert.equal(timeToReadyErrorSeconds(time), 3605);
   });
 
   test("a failed poll between the last not housekept and the first housekept reading: an upper bound", async () => {

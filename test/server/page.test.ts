@@ -239,7 +239,7 @@ describe("the status page's banner and figures", () => {
       /<dt>Kubelet&#39;s time to all-ready<\/dt><dd>(.*?)<\/dd>/.exec(html)?.[1];
     assert.equal(
       item(withKubelet({ seconds: 34.2, measurement: "exact", errorSeconds: 2.1 })),
-      "34.2 s<small>exact: from the kubelet's start, within 2.100 s (the polls around it)</small>",
+      "34.2 s<small>exact: from the kubelet's start, ± 2.100 s (the polls around it)</small>",
     );
     assert.match(
       item(withKubelet({ seconds: 7200, measurement: "upper_bound", errorSeconds: 7200 })) ?? "",
