@@ -151,8 +151,9 @@ describe("the status page's banner and figures", () => {
     ...(verdict === "refused" ? { reason: "static pods may not reference secrets" } : {}),
   });
 
-  test("ready, with manifests refused or shadowed: the banner says how many will not run", () => {
-    const html = page(
+  /** The page of a node whose file source is ready, with `more` of the status's input. */
+  const readyPage = (more: Partial<Parameters<typeof sourcesStatus>[0]>) =>
+    page(
       sourcesStatus({
         readiness: readyFile(),
         health: [],
@@ -160,51 +161,40 @@ describe("the status page's banner and figures", () => {
         nodeName: "cp-1",
         startTime: start,
         now: start + 1000,
-        manifestSources: ["file"],
-        manifests: [
-          verdict("/m/a.yaml", "refused"),
-          verdict("/m/b.yaml", "refused"),
-          verdict("/m/c.yaml", "duplicate"),
-          verdict("/m/c.yaml.bak", "stored"),
-        ],
+        ...more,
       }),
     );
+
+  test("ready, with manifests refused or shadowed: the banner says how many will not run", () => {
+    const html = readyPage({
+      manifestSources: ["file"],
+      manifests: [
+        verdict("/m/a.yaml", "refused"),
+        verdict("/m/b.yaml", "refused"),
+        verdict("/m/c.yaml", "duplicate"),
+        verdict("/m/c.yaml.bak", "stored"),
+      ],
+    });
     assert.match(
       html,
       /<strong>READY<\/strong>[\s\S]*pod deletions proceed\. <span class="manifests-not-running">3 static pod manifests will not run \(2 refused, 1 shadowed by another manifest of the same pod\)/,
     );
-    const clean = page(
-      sourcesStatus({
-        readiness: readyFile(),
-        health: [],
-        kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
-        nodeName: "cp-1",
-        startTime: start,
-        now: start + 1000,
-        manifestSources: ["file"],
-        manifests: [verdict("/m/c.yaml", "stored")],
-      }),
-    );
+    const clean = readyPage({
+      manifestSources: ["file"],
+      manifests: [verdict("/m/c.yaml", "stored")],
+    });
     assert.doesNotMatch(clean, /will not run/);
-    const missing = page(
-      sourcesStatus({
-        readiness: readyFile(),
-        health: [],
-        kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
-        nodeName: "cp-1",
-        startTime: start,
-        now: start + 1000,
-        manifestSources: ["file"],
-        manifests: [
-          {
-            source: "file",
-            manifest: "/etc/kubernetes/manifest",
-            verdict: "missing",
-            since: start,
-          },
-        ],
-      }),
-    );
+    const missing = readyPage({
+      manifestSources: ["file"],
+      manifests: [
+        {
+          source: "file",
+          manifest: "/etc/kubernetes/manifest",
+          verdict: "missing",
+          since: start,
+        },
+      ],
+    });
     assert.match(
       missing,
       /<strong>READY<\/strong>[\s\S]*The static pod path <code>\/etc\/kubernetes\/manifest<\/code> does not exist: no static pod from it will run\./,
@@ -213,28 +203,20 @@ describe("the status page's banner and figures", () => {
 
   test("the kubelet's time to all-ready leads: exact, a bound, or why there is none", () => {
     const withKubelet = (timeToReady: KubeletStatus["timeToReady"], up = true) =>
-      page(
-        sourcesStatus({
-          readiness: readyFile(),
-          health: [],
-          kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
-          nodeName: "cp-1",
-          startTime: start,
-          now: start + 1000,
-          kubelet: {
-            up,
-            lastError: null,
-            lastSuccess: null,
-            version: "v1.37.2",
-            startTime: null,
-            restarts: 0,
-            syncLoopPaused: [],
-            housekeepingRan: timeToReady !== null,
-            timeToReady,
-            disagreements: [],
-          },
-        }),
-      );
+      readyPage({
+        kubelet: {
+          up,
+          lastError: null,
+          lastSuccess: null,
+          version: "v1.37.2",
+          startTime: null,
+          restarts: 0,
+          syncLoopPaused: [],
+          housekeepingRan: timeToReady !== null,
+          timeToReady,
+          disagreements: [],
+        },
+      });
     const item = (html: string) =>
       /<dt>Kubelet&#39;s time to all-ready<\/dt><dd>(.*?)<\/dd>/.exec(html)?.[1];
     assert.equal(
@@ -246,16 +228,7 @@ describe("the status page's banner and figures", () => {
       /^at most 2 h 00 m<small>an upper bound/,
     );
     assert.match(item(withKubelet(null)) ?? "", /not ready yet/);
-    const without = page(
-      sourcesStatus({
-        readiness: readyFile(),
-        health: [],
-        kubeletVersion: { minor: "1.37", assumed: false, from: "--kubelet.version" },
-        nodeName: "cp-1",
-        startTime: start,
-        now: start + 1000,
-      }),
-    );
+    const without = readyPage({});
     assert.match(item(without) ?? "", /needs the kubelet cross-check \(--kubelet\.url\)/);
     assert.match(
       without,

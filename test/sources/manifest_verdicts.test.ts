@@ -26,6 +26,10 @@ class StepClock {
   now = () => this.t;
 }
 
+/** The file source of node-a over `path`, relisting only when told. */
+const fileSource = (path: string, channel = new UpdateRecorder()) =>
+  new FileSource({ channel, nodeName: "node-a", path, decoder, fileCheckFrequencyMs: 3_600_000 });
+
 const byName = (verdicts: ManifestVerdict[]) =>
   Object.fromEntries(verdicts.map((v) => [basename(v.manifest), v]));
 
@@ -118,13 +122,7 @@ spec:
   volumes: [{name: token, secret: {secretName: web-token}}]
 `,
     );
-    const source = new FileSource({
-      channel: new UpdateRecorder(),
-      nodeName: "node-a",
-      path: dir,
-      decoder,
-      fileCheckFrequencyMs: 3_600_000,
-    });
+    const source = fileSource(dir);
     try {
       await source.syncOnce();
       const [web] = source.manifestVerdicts();
@@ -141,13 +139,7 @@ spec:
     const dir = await mkdtemp(join(tmpdir(), "podconfig-missing-"));
     const path = join(dir, "manifests");
     const channel = new UpdateRecorder();
-    const source = new FileSource({
-      channel,
-      nodeName: "node-a",
-      path,
-      decoder,
-      fileCheckFrequencyMs: 3_600_000,
-    });
+    const source = fileSource(path, channel);
     try {
       await source.syncOnce();
       // As the kubelet: an empty SET, so the source becomes ready; only its verdict says more.
@@ -179,13 +171,7 @@ spec:
 
   test("a watch event makes the file it read the one held: the kubelet's rule for events", async () => {
     const dir = await writeHostileDirectory();
-    const source = new FileSource({
-      channel: new UpdateRecorder(),
-      nodeName: "node-a",
-      path: dir,
-      decoder,
-      fileCheckFrequencyMs: 3_600_000,
-    });
+    const source = fileSource(dir);
     try {
       source.start();
       await source.syncOnce();
