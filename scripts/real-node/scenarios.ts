@@ -593,7 +593,7 @@ export async function runTimeToReadyScenarios(
     return truth;
   };
   const figure = (o: Observation) =>
-    `${o.timeToReady.measurement} ${o.timeToReady.seconds?.toFixed(3)} s (${o.timeToReady.measurement === "exact" ? "±" : "earlier by at most"} ${o.timeToReady.errorSeconds?.toFixed(3)} s); the copy's own: ${o.timeToReady.copySeconds?.toFixed(3)} s`;
+    `${o.timeToReady.measurement} ${o.timeToReady.seconds?.toFixed(3)} s (${o.timeToReady.measurement === "exact" ? "±" : "earlier by at most"} ${o.timeToReady.errorSeconds?.toFixed(3)} s); the copy's own: ${o.timeToReady.copySeconds === undefined ? "not ready yet" : `${o.timeToReady.copySeconds.toFixed(3)} s`}`;
   const truthText = (t: { begin: number; end: number }) =>
     `first "SyncLoop (housekeeping)" ${t.begin.toFixed(3)} s after process_start_time_seconds, its "end" ${t.end.toFixed(3)} s`;
   /**
