@@ -183,12 +183,15 @@ function merged(minor: KubeletMinor, shards: ShardResult[]): CampaignResult {
     manifests: 0,
     bodies: 0,
     sequences: 0,
+    compared: { uids: 0, hashDumps: 0 },
     tallies: new Map(),
   };
   for (const shard of shards) {
     result.manifests += shard.manifests;
     result.bodies += shard.bodies;
     result.sequences += shard.sequences;
+    result.compared.uids += shard.compared.uids;
+    result.compared.hashDumps += shard.compared.hashDumps;
     for (const t of shard.tallies) {
       const known = result.tallies.get(t.rule);
       if (known) {
@@ -226,7 +229,7 @@ async function runVersion(minor: KubeletMinor): Promise<boolean> {
   const open = undeclared(result);
   const cases = (list: typeof tallies) => list.reduce((sum, t) => sum + t.count, 0);
   console.log(
-    `kubelet ${minor} (v${pin}), seed ${seed}, ${jobs} shard${jobs === 1 ? "" : "s"}: ${result.manifests} manifests, ${result.bodies} URL bodies, ${result.sequences} op sequences in ${seconds} s (load average ${loadBefore} before, ${load()} after); divergences: ${cases(declared)} declared (${declared.length} rules), ${cases(open)} undeclared (${open.length} rules)`,
+    `kubelet ${minor} (v${pin}), seed ${seed}, ${jobs} shard${jobs === 1 ? "" : "s"}: ${result.manifests} manifests, ${result.bodies} URL bodies, ${result.sequences} op sequences in ${seconds} s (load average ${loadBefore} before, ${load()} after); static pod UIDs compared: ${result.compared.uids}, hash dumps: ${result.compared.hashDumps}; divergences: ${cases(declared)} declared (${declared.length} rules), ${cases(open)} undeclared (${open.length} rules)`,
   );
   for (const t of tallies.sort((a, b) => b.count - a.count))
     console.log(

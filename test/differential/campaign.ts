@@ -17,7 +17,7 @@ import {
   randomManifest,
   urlDifferences,
 } from "./cases.js";
-import type { Difference } from "./compare.js";
+import type { Compared, Difference } from "./compare.js";
 import { type Declared, declaredFor } from "./declared.js";
 import { kubeletPodForm } from "./theirs.js";
 
@@ -49,6 +49,8 @@ export interface CampaignCounts {
   manifests: number;
   bodies: number;
   sequences: number;
+  /** Static pods whose UID was compared with the kubelet's, and hash dumps compared. */
+  compared: Compared;
 }
 
 type Example =
@@ -89,8 +91,10 @@ export async function runCampaign(
     manifests: 0,
     bodies: 0,
     sequences: 0,
+    compared: { uids: 0, hashDumps: 0 },
     tallies: new Map(),
   };
+  const counted: CaseContext = { ...ctx, compared: result.compared };
   const tally = (difference: Difference, example: Example) => {
     const known = result.tallies.get(difference.rule);
     if (known) known.count++;
@@ -118,7 +122,9 @@ export async function runCampaign(
       const bytes = manifests.map((m) => m.render(m.pod).bytes);
       const names = manifests.map((m) => (m.pod.metadata as { name?: unknown } | undefined)?.name);
       const bulk = batches++ % listEvery !== 0;
-      for (const { file, difference } of await fileBatchDifferences(ctx, bytes, names, { bulk })) {
+      for (const { file, difference } of await fileBatchDifferences(counted, bytes, names, {
+        bulk,
+      })) {
         const manifest = manifests[file];
         tally(
           difference,
@@ -129,7 +135,7 @@ export async function runCampaign(
       // they hash compared, which says where a differing UID comes from.
       for (let i = 0; i < n; i += HashDumpEvery) {
         const manifest = manifests[i] as Manifest;
-        for (const difference of await hashDumpDifferences(ctx, bytes[i] as Buffer))
+        for (const difference of await hashDumpDifferences(counted, bytes[i] as Buffer))
           tally(difference, { kind: "manifest", manifest });
       }
       result.manifests += n;
@@ -140,9 +146,10 @@ export async function runCampaign(
         kind: "body",
         text: `${body.form}:\n${body.bytes.toString("utf8")}`,
       };
-      for (const difference of await urlDifferences(ctx, body.bytes)) tally(difference, example);
+      for (const difference of await urlDifferences(counted, body.bytes))
+        tally(difference, example);
       if (result.bodies % HashDumpEvery === 0)
-        for (const difference of await hashDumpDifferences(ctx, body.bytes))
+        for (const difference of await hashDumpDifferences(counted, body.bytes))
           tally(difference, example);
     }
     for (;;) {

@@ -14,6 +14,7 @@ import { generatePod, mutatePod } from "../support/pod_gen.js";
 import type { PodSchema } from "../support/pod_schema.js";
 import { Rng } from "../support/rng.js";
 import {
+  type Compared,
   type Difference,
   type EmittedUpdate,
   errorField,
@@ -41,6 +42,8 @@ type JsonObject = { [key: string]: unknown };
 
 export interface CaseContext {
   minor: KubeletMinor;
+  /** Counted when given: the campaign's figures. */
+  compared?: Compared;
   request: OracleRequest;
   schema: PodSchema;
   /** A directory of our own for the case files. */
@@ -80,12 +83,12 @@ export function randomManifest(rng: Rng, schema: PodSchema, index: number): Mani
 const sentPods = (sent: EmittedUpdate[]): JsonObject[] => (sent[0]?.pods ?? []) as JsonObject[];
 
 function sentDifferences(
-  minor: KubeletMinor,
+  ctx: CaseContext,
   ours: EmittedUpdate[],
   theirs: EmittedUpdate[],
   what: string,
 ): Difference[] {
-  const shape = (u: EmittedUpdate) => `${sourceUpdateHasOp(minor) ? u.op : "-"} ${u.source}`;
+  const shape = (u: EmittedUpdate) => `${sourceUpdateHasOp(ctx.minor) ? u.op : "-"} ${u.source}`;
   if (!isDeepStrictEqual(ours.map(shape), theirs.map(shape)))
     return [
       {
@@ -93,7 +96,13 @@ function sentDifferences(
         detail: `here [${ours.map(shape).join(", ")}], kubelet [${theirs.map(shape).join(", ")}]`,
       },
     ];
-  return podSetDifferences(minor, sentPods(ours), sentPods(theirs), `${what} pod`);
+  return podSetDifferences(
+    ctx.minor,
+    sentPods(ours),
+    sentPods(theirs),
+    `${what} pod`,
+    ctx.compared,
+  );
 }
 
 /** Writes the manifests as files m-0000... of a fresh directory; returns their paths. */
@@ -156,7 +165,7 @@ export async function fileBatchDifferences(
       });
     // A pod that one side refused differs in nothing else worth a rule of its own.
     const refusedOnOneSide = new Set(out.map((d) => d.file));
-    for (const difference of sentDifferences(ctx.minor, ours.sent, theirs.sent, "file")) {
+    for (const difference of sentDifferences(ctx, ours.sent, theirs.sent, "file")) {
       const name = /^[^/]*\/([^ :]+)/.exec(difference.detail)?.[1] ?? "";
       const file = names.findIndex((n) => name === `${String(n)}-${NodeName}`);
       if (!refusedOnOneSide.has(file)) out.push({ file, difference });
@@ -201,7 +210,7 @@ export async function urlDifferences(ctx: CaseContext, body: Buffer): Promise<Di
     await kubeletURLVerdicts(ctx.request, theirs),
   );
   if (out.length > 0) return [...out, ...verdicts];
-  return [...sentDifferences(ctx.minor, ours.sent, theirs.sent, "url"), ...verdicts];
+  return [...sentDifferences(ctx, ours.sent, theirs.sent, "url"), ...verdicts];
 }
 
 /**
@@ -218,6 +227,7 @@ export async function hashDumpDifferences(ctx: CaseContext, body: Buffer): Promi
     return [{ rule: "hash dump: pods", detail: `here ${ours.length}, kubelet ${theirs.length}` }];
   const out: Difference[] = [];
   theirs.forEach((dump, i) => {
+    if (ctx.compared) ctx.compared.hashDumps++;
     const own = ours[i] as string;
     if (own === dump) return;
     let at = 0;

@@ -143,6 +143,14 @@ function isEmpty(value: Json | undefined): boolean {
 const show = (value: Json | undefined): string =>
   value === undefined ? "absent" : JSON.stringify(value).slice(0, 200);
 
+/** What the differential cases compared, beside what differed: the figures of a campaign. */
+export interface Compared {
+  /** Pods paired with the kubelet's, their UIDs compared as they are. */
+  uids: number;
+  /** Pods whose UID's hash dump was compared with the kubelet's, byte for byte. */
+  hashDumps: number;
+}
+
 /** Differences between two pods (already paired), each under `pod <path>: <kind>`. */
 export function podDifferences(ours: JsonObject, theirs: JsonObject, prefix = "pod"): Difference[] {
   return jsonDiff(ours as Json, theirs as Json).map(({ path, ours: o, theirs: t }) => {
@@ -169,6 +177,7 @@ export function podSetDifferences(
   ours: JsonObject[],
   theirs: JsonObject[],
   what: string,
+  compared?: Compared,
 ): Difference[] {
   const differences: Difference[] = [];
   const byKey = (pods: JsonObject[]) => {
@@ -188,6 +197,7 @@ export function podSetDifferences(
       }
       const [a, b] = [masked(pod), masked(other)];
       const [uidA, uidB] = [String(meta(a).uid), String(meta(b).uid)];
+      if (compared) compared.uids++;
       if (uidA !== uidB) {
         const nodeDependent = holdsNodeDependentValue(goSchema(minor).pod, b);
         differences.push({

@@ -200,6 +200,10 @@ spec:
 
     test(`seeded sample (${SampleSize.manifests} manifests, ${SampleSize.bodies} URL bodies, ${SampleSize.sequences} op sequences): no undeclared divergence`, async (t) => {
       const result = await runCampaign(ctx, { seed: SampleSeed, ...SampleSize });
+      t.diagnostic(
+        `static pod UIDs compared with the kubelet's: ${result.compared.uids}; hash dumps: ${result.compared.hashDumps}`,
+      );
+      assert.ok(result.compared.uids > 0 && result.compared.hashDumps > 0, "nothing was compared");
       for (const tally of result.tallies.values())
         t.diagnostic(
           `${tally.declared ? `declared ${tally.declared.id}` : "UNDECLARED"}: ${tally.rule} (${tally.count})`,
