@@ -22,7 +22,8 @@ import { sourcesStatus } from "../src/server/state.js";
 import { SourceHealth } from "../src/sources/health.js";
 import type { PodConfigMetrics } from "../src/telemetry/metrics.js";
 import { createObservedCore } from "../src/telemetry/observed_core.js";
-import { startTracing, type Tracing } from "../src/telemetry/tracing.js";
+import type { Tracing } from "../src/telemetry/tracer.js";
+import { startTracing } from "../src/telemetry/tracing.js";
 import { benchPod } from "./pods.js";
 
 const sources = ["file", "http", "api"] as const;

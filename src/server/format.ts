@@ -1,5 +1,11 @@
 // Text helpers for the status page: HTML escaping and human-readable times.
 
+/** A moment as the status page and the JSON endpoints give it: RFC 3339, and since the start. */
+export interface Instant {
+  time: string;
+  sinceStartSeconds: number;
+}
+
 const htmlEscapes: Record<string, string> = {
   "&": "&amp;",
   "<": "&lt;",

@@ -7,8 +7,7 @@ import { type MirrorPodState, type StaticPodMirror, staticPodKey } from "../kube
 import type { OrphanedMirrorPodsStatus } from "../kubelet/status.js";
 import type { ManifestVerdict } from "../sources/verdicts.js";
 import { Verdicts } from "../sources/verdicts.js";
-import { escapeHtml as e, humanSeconds, timeOfDay } from "./format.js";
-import type { Instant } from "./state.js";
+import { escapeHtml as e, humanSeconds, type Instant, timeOfDay } from "./format.js";
 
 export interface MirrorPodStatus {
   state: MirrorPodState;

@@ -4,11 +4,12 @@
 
 import { kubeletReadyzLines } from "../kubelet/status.js";
 import { StalePeriods } from "../sources/health.js";
+import type { Instant } from "./format.js";
 import { escapeHtml as e, humanSeconds, timeOfDay } from "./format.js";
 import { manifestsTables } from "./manifests.js";
 import { pageScript, RefreshMs } from "./page_script.js";
 import { pageStyle } from "./page_style.js";
-import { type Instant, notReadyReason, type SourceStatus, type SourcesStatus } from "./state.js";
+import { notReadyReason, type SourceStatus, type SourcesStatus } from "./state.js";
 
 export interface PageInfo {
   version: string;

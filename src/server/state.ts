@@ -11,12 +11,8 @@ import {
 } from "../kubelet/status.js";
 import type { SourceHealth } from "../sources/health.js";
 import type { ManifestVerdict } from "../sources/verdicts.js";
+import type { Instant } from "./format.js";
 import { type ManifestStatus, manifestsStatus } from "./manifests.js";
-
-export interface Instant {
-  time: string;
-  sinceStartSeconds: number;
-}
 
 export interface SourceStatus {
   source: string;

@@ -11,37 +11,12 @@ import {
   DiagLogLevel,
   diag,
   propagation,
-  type Tracer,
   trace,
 } from "@opentelemetry/api";
 import { NodeSDK, resources } from "@opentelemetry/sdk-node";
-import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type Logger, silentLogger } from "../core/deps.js";
 import { DefaultServiceName, tracingEnv } from "./otel_env.js";
-import { sdkWanted, TracerName, withoutSdk } from "./tracing_on_demand.js";
-
-export interface TracingOptions {
-  /** Where OTEL_* settings are read; default process.env. */
-  env?: NodeJS.ProcessEnv;
-  /** Span processors instead of the environment's exporters (tests: an in-memory exporter). */
-  spanProcessors?: SpanProcessor[];
-  /** The exporter's version: the tracer's version and the service.version resource attribute. */
-  version?: string;
-  /** Receives the SDK's warnings and errors (a bad OTEL_* value, a failed export). */
-  logger?: Logger;
-}
-
-export interface Tracing {
-  tracer: Tracer;
-  /**
-   * Whether an SDK is running (spans are sampled and handed to processors). When false, the
-   * tracer is the API's no-op; the core does its span bookkeeping for nothing then, so a caller
-   * can pass `enabled ? tracer : undefined` to it instead.
-   */
-  readonly enabled: boolean;
-  /** Flushes pending spans, stops the SDK and releases the API globals; idempotent. */
-  shutdown(): Promise<void>;
-}
+import { sdkWanted, TracerName, type Tracing, type TracingOptions, withoutSdk } from "./tracer.js";
 
 /**
  * Runs `build` while process.env is `env`: the SDK and its exporters read process.env while

@@ -3,25 +3,13 @@
 // one, the tracer is the API's no-op and nothing of the SDK is loaded. In the bundled builds
 // the SDK is a script of its own (tracing.cjs, scripts/bundle.ts): inside the main script V8
 // would parse and keep its 4 MB of source in every exporter, tracing or not (~14 MiB idle).
-import { trace } from "@opentelemetry/api";
 import { bundledModule } from "../bundled_asset.js";
 import { silentLogger } from "../core/deps.js";
-import { type TracingEnv, tracingEnv } from "./otel_env.js";
-import type { Tracing, TracingOptions } from "./tracing.js";
+import { tracingEnv } from "./otel_env.js";
+import { sdkWanted, type Tracing, type TracingOptions, withoutSdk } from "./tracer.js";
 
-export const TracerName = "podconfig-exporter";
 /** The bundled builds' script of tracing.ts (scripts/bundle.ts writes it). */
 export const TracingScript = "tracing.cjs";
-
-/** Whether spans go anywhere: to an exporter the environment asks for, or to given processors. */
-export function sdkWanted(settings: TracingEnv, spanProcessors: number): boolean {
-  return !settings.disabled && (settings.exporterWanted || spanProcessors > 0);
-}
-
-/** The API's no-op tracer: no SDK to stop. */
-export function withoutSdk(version: string | undefined): Tracing {
-  return { tracer: trace.getTracer(TracerName, version), enabled: false, shutdown: async () => {} };
-}
 
 /** startTracing, with the SDK imported only when it will be started. */
 export async function startTracingOnDemand(

@@ -8,7 +8,8 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { OPENMETRICS, TEXT } from "../../src/telemetry/exposition.js";
-import { startTracing, type Tracing } from "../../src/telemetry/tracing.js";
+import type { Tracing } from "../../src/telemetry/tracer.js";
+import { startTracing } from "../../src/telemetry/tracing.js";
 import { parseExposition, type Sample, samples } from "../support/exposition.js";
 import { createValidPod, ManualClock } from "../support/pods.js";
 import { createPipeline, waitFor } from "./pipeline.js";

@@ -9,7 +9,8 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import type { Pod } from "../../src/core/types.js";
-import { startTracing, type Tracing } from "../../src/telemetry/tracing.js";
+import type { Tracing } from "../../src/telemetry/tracer.js";
+import { startTracing } from "../../src/telemetry/tracing.js";
 import { createValidPod, ManualClock } from "../support/pods.js";
 import { createPipeline, waitFor } from "./pipeline.js";
 

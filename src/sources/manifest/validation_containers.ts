@@ -25,17 +25,13 @@ import { validateEnv, validateEnvFrom } from "./validation_env.js";
 import { bool, isSet, list, num, objects, ptr, str, strings, struct } from "./validation_json.js";
 import { validateDNS1123Label } from "./validation_names.js";
 import { decodedAt, type ValidationContext } from "./validation_options.js";
+import { validateLocalDescendingPath, validatePathNoBacksteps } from "./validation_paths.js";
 import {
   resourceNameValue,
   validateContainerResourceRequirements,
 } from "./validation_resources.js";
 import { validateSecurityContext } from "./validation_security.js";
-import {
-  type VolumeMap,
-  validateLocalDescendingPath,
-  validatePathNoBacksteps,
-  validatePullPolicy,
-} from "./validation_volumes.js";
+import { type VolumeMap, validatePullPolicy } from "./validation_volumes.js";
 
 /** What every container validator needs from the pod. */
 export interface PodScope {

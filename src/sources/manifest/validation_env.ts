@@ -18,8 +18,8 @@ import {
   validateQualifiedName,
 } from "./validation_names.js";
 import type { ValidationContext } from "./validation_options.js";
+import { validatePathNoBacksteps } from "./validation_paths.js";
 import { quantityOf } from "./validation_resources.js";
-import { validatePathNoBacksteps } from "./validation_volumes.js";
 
 const validEnvDownwardAPIFieldPathExpressions = [
   "metadata.name",

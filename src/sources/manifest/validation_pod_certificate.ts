@@ -16,7 +16,7 @@ import {
 } from "./field.js";
 import { entries, isSet, num, str } from "./validation_json.js";
 import { exceedsAnnotationSizeLimit, totalAnnotationSizeLimitB } from "./validation_names.js";
-import { validateLocalNonReservedPath, validateUserField } from "./validation_volumes.js";
+import { validateLocalNonReservedPath, validateUserField } from "./validation_paths.js";
 
 const keyTypes = ["RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", "ED25519"];
 

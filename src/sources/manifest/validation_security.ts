@@ -23,7 +23,7 @@ import {
 import { bool, isSet, num, objects, orNull, ptr, str, strings } from "./validation_json.js";
 import type { Annotations } from "./validation_names.js";
 import { decodedAt, type ValidationContext } from "./validation_options.js";
-import { validateLocalDescendingPath } from "./validation_volumes.js";
+import { validateLocalDescendingPath } from "./validation_paths.js";
 
 /** A pointer to a struct, as `build` maps it: null when nil. */
 const nested = (v: unknown, build: (o: JsonObject) => Record<string, unknown>) => {

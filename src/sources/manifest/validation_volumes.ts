@@ -1,6 +1,5 @@
 // Pod volumes (validation.go: ValidateVolumes, validateVolumeSource and each source's
-// validator, the path rules validatePathNoBacksteps / validateLocalDescendingPath /
-// ValidateLocalNonReservedPath, projections and the downward API volume).
+// validator, projections and the downward API volume; the path rules are validation_paths.ts).
 import type { JsonObject } from "../json_object.js";
 import {
   byteLength,
@@ -12,7 +11,6 @@ import {
   inclusiveRangeError,
   invalid,
   isDNS1123Subdomain,
-  isValidUserID,
   notSupported,
   required,
   tooLong,
@@ -42,6 +40,13 @@ import {
   validateLabelSelector,
 } from "./validation_names.js";
 import type { ValidationContext } from "./validation_options.js";
+import {
+  isAbs,
+  validateLocalDescendingPath,
+  validateLocalNonReservedPath,
+  validatePathNoBacksteps,
+  validateUserField,
+} from "./validation_paths.js";
 import {
   validatePodCertificateProjection,
   validateSignerName,
@@ -324,16 +329,6 @@ function validateFCVolumeSource(fc: JsonObject, path: string): ErrorList {
   return errs;
 }
 
-/**
- * validateUserField (1.37): the owner uid of projected files. Older minors have no such
- * fields, and the typed decode drops them there.
- */
-export function validateUserField(user: unknown, path: string): ErrorList {
-  if (!isSet(user)) return [];
-  const uid = num(user);
-  return isValidUserID(uid).map((msg) => invalid(path, uid, msg));
-}
-
 function validateMode(mode: unknown, path: string): ErrorList {
   if (!isSet(mode)) return [];
   const m = num(mode);
@@ -366,8 +361,6 @@ function validateKeyToPath(kp: JsonObject, path: string): ErrorList {
 }
 
 /** path.IsAbs: a leading slash. */
-const isAbs = (p: string): boolean => p.startsWith("/");
-
 function validateNFSVolumeSource(nfs: JsonObject, path: string): ErrorList {
   const errs: ErrorList = [];
   if (str(nfs.server).length === 0) errs.push(required(`${path}.server`));
@@ -775,30 +768,4 @@ function goClusterTrustBundleProjection(bundle: JsonObject, minor: number): { go
     },
     "core.ClusterTrustBundleProjection{...}",
   );
-}
-
-/**
- * validatePathNoBacksteps: no ".." element once split on "/" (filepath.ToSlash is the
- * identity on Linux, where the kubelet runs).
- */
-export function validatePathNoBacksteps(targetPath: string, path: string): ErrorList {
-  if (targetPath.split("/").includes(".."))
-    return [invalid(path, targetPath, "must not contain '..'")];
-  return [];
-}
-
-/** validateLocalDescendingPath: relative, and no "..". */
-export function validateLocalDescendingPath(targetPath: string, path: string): ErrorList {
-  const errs: ErrorList = [];
-  if (isAbs(targetPath)) errs.push(invalid(path, targetPath, "must be a relative path"));
-  errs.push(...validatePathNoBacksteps(targetPath, path));
-  return errs;
-}
-
-/** ValidateLocalNonReservedPath: also not starting with "..". */
-export function validateLocalNonReservedPath(targetPath: string, path: string): ErrorList {
-  const errs = validateLocalDescendingPath(targetPath, path);
-  if (targetPath.startsWith("..") && !targetPath.startsWith("../"))
-    errs.push(invalid(path, targetPath, "must not start with '..'"));
-  return errs;
 }
