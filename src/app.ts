@@ -3,7 +3,7 @@
 // before any of them starts; the HTTP server reading it all. startExporter returns once
 // everything runs; stop() undoes it.
 import type { Tracer } from "@opentelemetry/api";
-import type { ExporterConfig } from "./cli/config.js";
+import type { ExporterConfig } from "./config.js";
 import { type RunningCopy, startCopy } from "./copy.js";
 import { type Clock, type EventRecorder, type Logger, systemClock } from "./core/deps.js";
 import type { Readiness } from "./core/readiness.js";

@@ -3,7 +3,7 @@
 // stopped and started again on the same core after core.reset() when the kubelet restarts, so
 // that every source registers and lists again, like the kubelet's own at its start.
 
-import type { ExporterConfig } from "./cli/config.js";
+import type { ExporterConfig } from "./config.js";
 import type { Clock, Logger } from "./core/deps.js";
 import type { PodConfig } from "./core/pod_config.js";
 import {

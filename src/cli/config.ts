@@ -3,8 +3,15 @@
 // file, then the default. Every failure is a UsageError naming the flag (exit code 2).
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
+import type {
+  ApiserverConfig,
+  ExporterConfig,
+  KubeletCrossCheckConfig,
+  LogFormat,
+  LogLevel,
+} from "../config.js";
 import { silentLogger } from "../core/deps.js";
-import { type FollowedVersion, NewestKubeletMinor, parseKubeletMinor } from "../core/version.js";
+import { NewestKubeletMinor, parseKubeletMinor } from "../core/version.js";
 import { type ListenAddress, parseListenAddress } from "../server/listen_address.js";
 import { telemetryPathProblem } from "../server/telemetry_path.js";
 import { WebConfigError } from "../server/web_config.js";
@@ -31,13 +38,6 @@ import {
   parseFlags,
   UsageError,
 } from "./flags.js";
-import type { LogFormat, LogLevel } from "./log.js";
-
-export interface ApiserverConfig {
-  kubeConfig: KubeConfig;
-  /** The --kubeconfig path, or "in-cluster". */
-  origin: string;
-}
 
 /**
  * --kubelet.version: one of the claimed minors; else the newest, assumed (until the kubelet's
@@ -51,53 +51,6 @@ function kubeletVersion(flags: Flags): ExporterConfig["kubeletVersion"] {
   } catch (err) {
     throw flags.error("kubelet.version", err instanceof Error ? err.message : String(err));
   }
-}
-
-export interface ExporterConfig {
-  nodeName: string;
-  /** --kubelet.version's minor; `assumed` when not given (the newest). */
-  kubeletVersion: FollowedVersion;
-  podManifestPath: string | undefined;
-  fileCheckFrequencyMs: number;
-  manifestURL: string | undefined;
-  manifestURLHeaders: HeaderMap;
-  /** --manifest-url-header-file: read by the http source at every poll. */
-  manifestURLHeaderFiles: string[];
-  httpCheckFrequencyMs: number;
-  apiserver: ApiserverConfig | undefined;
-  checkpointDir: string | undefined;
-  housekeepingIntervalMs: number;
-  /** --kubelet.*: the cross-check with the node's kubelet; off unless --kubelet.url (or --demo). */
-  kubelet: KubeletCrossCheckConfig | undefined;
-  /** --demo: the http source polls the built-in manifest server instead of --manifest-url. */
-  demo: { unavailableForMs: number } | undefined;
-  web: {
-    listenAddress: ListenAddress;
-    /** --web.health-listen-address: /healthz and /readyz alone, unauthenticated. */
-    healthListenAddress: ListenAddress | undefined;
-    telemetryPath: string;
-    /** --web.config.file (TLS, basic auth, headers), checked at start. */
-    configFile: string | undefined;
-    /** Parallel scrapes allowed before a 503 (promhttp's MaxRequestsInFlight); 0: no limit. */
-    maxRequests: number;
-    disableExporterMetrics: boolean;
-    enableExemplars: boolean;
-  };
-  log: { level: LogLevel; format: LogFormat };
-  /** The enabled metric collectors and the dispatch histograms' detail. */
-  collectors: { enabled: ReadonlySet<string>; dispatchDetailed: boolean };
-}
-
-export interface KubeletCrossCheckConfig {
-  /** undefined with --demo alone: the built-in fake kubelet's URL is used. */
-  url: string | undefined;
-  tokenFile: string | undefined;
-  caFile: string | undefined;
-  /** The name checked in the kubelet's certificate instead of the URL's host. */
-  tlsServerName: string | undefined;
-  insecureSkipVerify: boolean;
-  periodMs: number;
-  timeoutMs: number;
 }
 
 export type CliCommand =

@@ -1,9 +1,10 @@
 // The effective configuration as it is logged at start: every setting, secrets left out
 // (header values, credentials and query values in the manifest URL; the kubeconfig is named,
 // never read out).
+
+import type { ExporterConfig } from "../config.js";
 import { formatHostPort } from "../server/listen_address.js";
 import { redactManifestURL } from "../sources/http/manifest_url.js";
-import type { ExporterConfig } from "./config.js";
 
 const Redacted = "<redacted>";
 

@@ -1,10 +1,8 @@
 // The process logger: one structured line per message on stderr, as JSON or logfmt, filtered
 // by level. Implements the core's Logger; the kubelet's verbose lines arrive at debug.
-import type { Clock, EventRecorder, LogFields, Logger } from "../core/deps.js";
 
-const LogLevels = ["debug", "info", "warn", "error"] as const;
-export type LogLevel = (typeof LogLevels)[number];
-export type LogFormat = "json" | "logfmt";
+import { type LogFormat, type LogLevel, LogLevels } from "../config.js";
+import type { Clock, EventRecorder, LogFields, Logger } from "../core/deps.js";
 
 export interface LoggerOptions {
   level: LogLevel;

@@ -3,10 +3,11 @@
 // server, exiting 0 (or 1 if that has not finished within 5 s); before, a signal ends the
 // process at once (shutdown_signals.ts). SIGHUP is logged and ignored.
 import { startExporter } from "../app.js";
+import type { ExporterConfig } from "../config.js";
 import { systemClock } from "../core/deps.js";
 import { startTracingOnDemand } from "../telemetry/tracing_on_demand.js";
 import { buildInfo, versionText } from "./build_info.js";
-import { type CliCommand, type ExporterConfig, resolveConfig } from "./config.js";
+import { type CliCommand, resolveConfig } from "./config.js";
 import { describeConfig } from "./describe.js";
 import { ExplainUsage, explain, explanationText, parseExplainArgs } from "./explain.js";
 import { UsageError } from "./flags.js";

@@ -1,7 +1,7 @@
 // The cross-check with the node's kubelet, as the exporter wires it: the poller (witness), the
 // gate that holds the copy's sync loop while the kubelet's would be paused, what the kubelet
 // collector reads and the cross-check's part of the status.
-import type { KubeletCrossCheckConfig } from "../cli/config.js";
+import type { KubeletCrossCheckConfig } from "../config.js";
 import type { Clock, Logger } from "../core/deps.js";
 import type { Readiness } from "../core/readiness.js";
 import type { KubeletCollectorOptions } from "../telemetry/kubelet_metrics.js";

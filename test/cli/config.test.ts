@@ -7,9 +7,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { type ExporterConfig, resolveConfig } from "../../src/cli/config.js";
+import { resolveConfig } from "../../src/cli/config.js";
 import { envName, flagSpecs, UsageError } from "../../src/cli/flags.js";
 import { usage } from "../../src/cli/usage.js";
+import type { ExporterConfig } from "../../src/config.js";
 import { LivenessBoundMs } from "../support/liveness.js";
 
 async function config(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterConfig> {

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { resolveConfig } from "../../src/cli/config.js";
 import { describeConfig } from "../../src/cli/describe.js";
-import { createLogger, type LogFormat, type LogLevel } from "../../src/cli/log.js";
+import { createLogger } from "../../src/cli/log.js";
+import type { LogFormat, LogLevel } from "../../src/config.js";
 import { redactManifestURL } from "../../src/sources/http/manifest_url.js";
 import { ManualClock } from "../support/pods.js";
 

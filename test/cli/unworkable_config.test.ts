@@ -9,8 +9,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, type TestContext, test } from "node:test";
-import { type ExporterConfig, resolveConfig } from "../../src/cli/config.js";
+import { resolveConfig } from "../../src/cli/config.js";
 import { flagSpecs, UsageError } from "../../src/cli/flags.js";
+import type { ExporterConfig } from "../../src/config.js";
 import { LivenessBoundMs } from "../support/liveness.js";
 
 const source = "--pod-manifest-path=/etc/kubernetes/manifests";

@@ -19,7 +19,7 @@ import { after, before, describe, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import { ensureHelm } from "../../scripts/helm.js";
 import { chartDir, hasKubectl, renderedPath, repoRoot } from "../../scripts/render_deploy.js";
-import type { KubeletCrossCheckConfig } from "../../src/cli/config.js";
+import type { KubeletCrossCheckConfig } from "../../src/config.js";
 import { fetchKubeletMetrics, KubeletPollError } from "../../src/kubelet/fetch.js";
 import { placeKubeletConfig, resolveContainer } from "../support/container_config.js";
 import {
