@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { minorOf, ORACLE_PINS, oracleBinary, pinForMinor } from "./pins.js";
+import { oracleBinary, requestedMinors } from "./pins.js";
 
 const repo = join(import.meta.dirname, "..", "..");
 
@@ -56,12 +56,10 @@ function build(minor: string): boolean {
   return true;
 }
 
-const { values } = parseArgs({ options: { version: { type: "string", multiple: true } } });
-const minors = (values.version ?? ORACLE_PINS.map(minorOf)).map((wanted) => {
-  const pin = pinForMinor(wanted);
-  if (!pin) throw new Error(`no oracle for minor ${wanted} (pins: ${ORACLE_PINS.join(", ")})`);
-  return minorOf(pin);
+const { values } = parseArgs({
+  options: { version: { type: "string", multiple: true }, ci: { type: "boolean" } },
 });
+const minors = requestedMinors(values);
 let ok = true;
 for (const minor of minors) ok = build(minor) && ok;
 process.exitCode = ok ? 0 : 1;

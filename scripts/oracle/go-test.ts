@@ -5,17 +5,17 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { minorOf, ORACLE_PINS, pinForMinor } from "./pins.js";
+import { requestedMinors } from "./pins.js";
 
 const repo = join(import.meta.dirname, "..", "..");
 const { values } = parseArgs({
-  options: { version: { type: "string", multiple: true }, run: { type: "string" } },
+  options: {
+    version: { type: "string", multiple: true },
+    ci: { type: "boolean" },
+    run: { type: "string" },
+  },
 });
-const minors = (values.version ?? ORACLE_PINS.map(minorOf)).map((wanted) => {
-  const pin = pinForMinor(wanted);
-  if (!pin) throw new Error(`no oracle for minor ${wanted} (pins: ${ORACLE_PINS.join(", ")})`);
-  return minorOf(pin);
-});
+const minors = requestedMinors(values);
 let failed = 0;
 for (const minor of minors) {
   const args = [

@@ -1,11 +1,12 @@
-// npm run e2e:node [-- --version <minor>] (issue #17): builds the real node at the pinned
-// release of that minor (default 1.37), starts it on 127.0.0.1, runs the scenarios with the
+// npm run e2e:node [-- --version <minor>]: builds the real node at the pinned release of that
+// minor (default the newest claimed), starts it on 127.0.0.1, runs the scenarios with the
 // built exporter beside it, then the api source's list/watch tests and the shipped manifests'
 // tests against its API server (test/real-node/*.e2e.ts, told where the node is by
 // REALNODE_* variables). Everything is torn down at the end, on failure and on SIGINT/SIGTERM.
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { NewestKubeletMinor } from "../../src/core/version.js";
 import { fetchKubeletMetrics } from "../../src/kubelet/fetch.js";
 import { buildNode } from "./build.js";
 import { Exporter, exporterToken } from "./exporter.js";
@@ -14,8 +15,11 @@ import { RealNode } from "./node.js";
 import { BothSides, runScenarios, runTimeToReadyScenarios, staticPod } from "./scenarios.js";
 import { releaseOf, repoRoot } from "./versions.js";
 
+// Default: the newest claimed minor (the versions file, src/core/kubelet_releases.ts).
 const at = process.argv.indexOf("--version");
-const minor = at === -1 ? 37 : Number(process.argv[at + 1]?.replace(/^1\./, ""));
+const minor = Number(
+  (at === -1 ? NewestKubeletMinor : (process.argv[at + 1] ?? "")).replace(/^1\./, ""),
+);
 const release = releaseOf(minor);
 const began = Date.now();
 const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;

@@ -1,11 +1,13 @@
 // npm run schema: regenerates, for every claimed minor (or the minors named: npm run schema --
 // 1.32 1.37), src/sources/manifest/schema/v<minor>.json by running oracle/schema with that
 // minor's go.mod (the newest's is oracle/schema/go.mod, the others' oracle/schema/versions/),
-// and schema/internal-v<minor>.json from that minor's oracle, built first if needed.
+// and schema/internal-v<minor>.json from that minor's oracle, built first if needed; then the
+// schema index (schema/index.ts) of every claimed minor.
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { KubeletMinors, NewestKubeletMinor, parseKubeletMinor } from "../../src/core/version.js";
+import { schemaIndex } from "./index_file.js";
 import { internalTypesOutput, schemaOutput } from "./run.js";
 
 const minors =
@@ -27,3 +29,7 @@ for (const minor of minors) {
   await writeFile(internal, await internalTypesOutput(minor));
   console.log(fileURLToPath(internal));
 }
+await writeFile(
+  new URL("../../src/sources/manifest/schema/index.ts", import.meta.url),
+  schemaIndex(),
+);

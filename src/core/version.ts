@@ -1,12 +1,14 @@
-// The kubelet minors this copy follows, and what of pkg/kubelet/config changes between them
-// (each read in that release's config.go and types/pod_update.go).
+// The kubelet minors this copy follows (kubelet_releases.ts), and what of pkg/kubelet/config
+// changes between them (each read in that release's config.go and types/pod_update.go).
+import { KubeletReleases } from "./kubelet_releases.js";
+
+export type KubeletMinor = keyof typeof KubeletReleases;
 
 /** Every kubelet minor the copy claims, oldest first. */
-export const KubeletMinors = ["1.32", "1.33", "1.34", "1.35", "1.36", "1.37"] as const;
-export type KubeletMinor = (typeof KubeletMinors)[number];
+export const KubeletMinors = Object.keys(KubeletReleases) as readonly KubeletMinor[];
 
 /** What the copy follows when the node's version is not known. */
-export const NewestKubeletMinor: KubeletMinor = "1.37";
+export const NewestKubeletMinor = KubeletMinors[KubeletMinors.length - 1] as KubeletMinor;
 
 /** "1.34", "v1.34", "v1.34.4" or "1.34.4-gke.1" to "1.34"; an unsupported minor throws. */
 export function parseKubeletMinor(text: string): KubeletMinor {
@@ -41,7 +43,7 @@ export function updateCopiesGeneration(version: KubeletMinor): boolean {
 }
 
 /** The oldest claimed minor. */
-export const OldestKubeletMinor: KubeletMinor = KubeletMinors[0];
+export const OldestKubeletMinor = KubeletMinors[0] as KubeletMinor;
 
 /**
  * The minor the copy follows, and where it comes from: `--kubelet.version`; the kubelet's own

@@ -29,10 +29,14 @@
 //   list_containers errors). So their absence says "housekeeping has not completed", never
 //   "sources not ready" alone. Identical in the six versions.
 //   kubelet_mirror_pods is a plain gauge (exposed as 0 from the start) and says nothing.
+import { NewestKubeletMinor, OldestKubeletMinor } from "../core/version.js";
 import type { Exposition, Sample } from "./exposition.js";
 
-/** Kubelet minor versions whose series names and meanings were checked (1.32 to 1.37). */
-export const SupportedMinorVersions = { min: 32, max: 37 } as const;
+/** Kubelet minor versions whose series names and meanings were checked: the claimed ones. */
+export const SupportedMinorVersions = {
+  min: Number(OldestKubeletMinor.split(".")[1]),
+  max: Number(NewestKubeletMinor.split(".")[1]),
+} as const;
 
 /** From this minor on, EventedPLEG leaves kubelet_pleg_last_seen_seconds to the generic PLEG. */
 const PLEGGaugeAlwaysGenericFrom = 37;

@@ -1,12 +1,14 @@
-// `explain --kubelet.version=1.32 --compare-to=1.37` against the kubelets of both minors: the
-// UIDs it gives before and after are the ones each kubelet's own file source gives (oracle-1.32
-// and oracle-1.37 listing the same directory), so its "restarted" and "kept" are theirs.
+// `explain --kubelet.version=<oldest> --compare-to=<newest>` against the kubelets of both minors
+// (the ones CI builds): the UIDs it gives before and after are the ones each kubelet's own file
+// source gives (both oracles listing the same directory), so its "restarted" and "kept" are
+// theirs.
 import assert from "node:assert/strict";
 import { copyFile, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { explain } from "../../src/cli/explain.js";
+import { NewestKubeletMinor, OldestKubeletMinor } from "../../src/core/version.js";
 import { Oracle } from "../support/oracle.js";
 import { NodeName } from "./ours.js";
 import { hashDumpBodies } from "./regressions.js";
@@ -16,7 +18,8 @@ describe("explain --compare-to: what an upgrade restarts, as both kubelets see i
   const oracles = new Map<string, Oracle>();
   let dir: string;
   before(async () => {
-    for (const minor of ["1.32", "1.37"]) oracles.set(minor, Oracle.start(minor));
+    for (const minor of [OldestKubeletMinor, NewestKubeletMinor])
+      oracles.set(minor, Oracle.start(minor));
     dir = await mkdtemp(join(tmpdir(), "upgrade-"));
     for (const name of await readdir("examples/manifests"))
       await copyFile(join("examples/manifests", name), join(dir, name));
@@ -42,12 +45,15 @@ describe("explain --compare-to: what an upgrade restarts, as both kubelets see i
   };
 
   test("each pod's UID before and after is the kubelet's, and the effect follows from them", async () => {
-    const [before132, after137] = [await kubeletUIDs("1.32"), await kubeletUIDs("1.37")];
+    const [before, after] = [
+      await kubeletUIDs(OldestKubeletMinor),
+      await kubeletUIDs(NewestKubeletMinor),
+    ];
     const e = await explain(
       {
         target: dir,
-        minor: "1.32",
-        compareTo: "1.37",
+        minor: OldestKubeletMinor,
+        compareTo: NewestKubeletMinor,
         nodeName: NodeName,
         url: "",
         output: "json",
@@ -55,15 +61,15 @@ describe("explain --compare-to: what an upgrade restarts, as both kubelets see i
       process.stdin,
     );
     const changes = e.upgrade?.changes ?? [];
-    assert.equal(changes.length, before132.size);
+    assert.equal(changes.length, before.size);
     assert.ok(changes.length >= 6, "the kubeadm pods and the regression pods");
     for (const change of changes) {
       const fullName = change.fullName as string;
-      assert.equal(change.uid, before132.get(fullName), `${fullName} at 1.32`);
-      assert.equal(change.uidAfter, after137.get(fullName), `${fullName} at 1.37`);
+      assert.equal(change.uid, before.get(fullName), `${fullName} at ${OldestKubeletMinor}`);
+      assert.equal(change.uidAfter, after.get(fullName), `${fullName} at ${NewestKubeletMinor}`);
       assert.equal(
         change.effect,
-        before132.get(fullName) === after137.get(fullName) ? "kept" : "restarted",
+        before.get(fullName) === after.get(fullName) ? "kept" : "restarted",
       );
     }
   });

@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { CIMinors } from "../../scripts/oracle/pins.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { Oracle, OracleApiSource } from "../support/oracle.js";
 
@@ -45,7 +46,7 @@ const refused = [
   },
 ];
 
-for (const minor of ["1.32", "1.37"]) {
+for (const minor of CIMinors) {
   describe(`oracle ${minor}`, () => {
     let oracle: Oracle;
     let dir: string;

@@ -1,12 +1,7 @@
 // v1.Pod and v1.PodList as Go's encoding/json sees them, per claimed kubelet minor: generated
 // from k8s.io/api by oracle/schema (npm run schema), committed as schema/v<minor>.json.
 import { atLeast, type KubeletMinor } from "../../core/version.js";
-import v1_32 from "./schema/v1.32.json" with { type: "json" };
-import v1_33 from "./schema/v1.33.json" with { type: "json" };
-import v1_34 from "./schema/v1.34.json" with { type: "json" };
-import v1_35 from "./schema/v1.35.json" with { type: "json" };
-import v1_36 from "./schema/v1.36.json" with { type: "json" };
-import v1_37 from "./schema/v1.37.json" with { type: "json" };
+import { schemas } from "./schema/index.js";
 
 /** A Go kind as oracle/schema names it; `custom` is a type with its own UnmarshalJSON. */
 export type GoKind =
@@ -106,21 +101,13 @@ function link(data: SchemaData, embeddedInErrors: boolean): GoSchema {
   return { pod: get("v1.Pod"), podList: get("v1.PodList"), embeddedInErrors };
 }
 
-const data: Record<KubeletMinor, SchemaData> = {
-  "1.32": v1_32,
-  "1.33": v1_33,
-  "1.34": v1_34,
-  "1.35": v1_35,
-  "1.36": v1_36,
-  "1.37": v1_37,
-};
 const linked = new Map<KubeletMinor, GoSchema>();
 
 /** The schema of a minor, linked on first use. */
 export function goSchema(minor: KubeletMinor): GoSchema {
   let schema = linked.get(minor);
   if (!schema) {
-    schema = link(data[minor], atLeast(minor, "1.35"));
+    schema = link(schemas[minor].v1 as SchemaData, atLeast(minor, "1.35"));
     linked.set(minor, schema);
   }
   return schema;

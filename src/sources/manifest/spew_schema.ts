@@ -4,12 +4,7 @@
 // Every type reachable from *core.Pod, unexported fields included, named as go-spew prints
 // them; each field of a converted struct names the v1 JSON field its value comes from.
 import type { KubeletMinor } from "../../core/version.js";
-import v1_32 from "./schema/internal-v1.32.json" with { type: "json" };
-import v1_33 from "./schema/internal-v1.33.json" with { type: "json" };
-import v1_34 from "./schema/internal-v1.34.json" with { type: "json" };
-import v1_35 from "./schema/internal-v1.35.json" with { type: "json" };
-import v1_36 from "./schema/internal-v1.36.json" with { type: "json" };
-import v1_37 from "./schema/internal-v1.37.json" with { type: "json" };
+import { schemas } from "./schema/index.js";
 
 export interface SpewField {
   /** The Go field name, as spew prints it. */
@@ -69,21 +64,13 @@ function link(data: TypesData): InternalPodTypes {
   return { pod: get(data.root), byName: types };
 }
 
-const data: Record<KubeletMinor, TypesData> = {
-  "1.32": v1_32,
-  "1.33": v1_33,
-  "1.34": v1_34,
-  "1.35": v1_35,
-  "1.36": v1_36,
-  "1.37": v1_37,
-};
 const linked = new Map<KubeletMinor, InternalPodTypes>();
 
 /** The internal Pod's types of a minor, linked on first use. */
 export function internalPodTypes(minor: KubeletMinor): InternalPodTypes {
   let types = linked.get(minor);
   if (!types) {
-    types = link(data[minor]);
+    types = link(schemas[minor].internal as TypesData);
     linked.set(minor, types);
   }
   return types;
