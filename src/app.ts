@@ -48,7 +48,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   const retired = new RetiredHealth();
   // Retired sources first: the status page takes the last record of a name, the current one.
   const health = () => [...retired.list(), ...(copy?.sources ?? []).map((source) => source.health)];
-  // The sources that read manifests, and their verdicts (issue 21).
+  // The sources that read manifests, and their verdicts.
   const manifestSources = () =>
     (copy?.sources ?? []).filter((source) => source.manifestVerdicts).map((source) => source.name);
   const manifestVerdicts = () =>

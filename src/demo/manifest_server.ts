@@ -1,5 +1,5 @@
 // The --demo manifest URL: a loopback HTTP server that answers 503 for a while, then serves a
-// PodList, so a new user watches the http source stay stuck (kubernetes issue #15122) and then
+// PodList, so a new user watches the http source stay stuck (kubernetes/kubernetes#15122) and then
 // turn ready, on the status page and in the metrics.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../core/deps.js";

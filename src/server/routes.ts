@@ -115,7 +115,7 @@ export function createRoutes(options: RoutesOptions): Express {
     response.json(sources);
   });
 
-  // The verdict on every manifest of the file and http sources (issue 21), each stored pod's
+  // The verdict on every manifest of the file and http sources each stored pod's
   // mirror pod, and the orphaned mirror pods by source.
   app.get("/api/v1/manifests", (_request, response) => {
     const { nodeName, kubeletVersion, now, manifestSources, manifests, orphanedMirrorPods } =

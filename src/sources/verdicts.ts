@@ -1,5 +1,5 @@
 // "Why is my static pod not running?": the kubelet's verdict on every manifest its sources read
-// (issue 21). Each file of the static pod path and each pod of the manifest URL's body has one:
+// Each file of the static pod path and each pod of the manifest URL's body has one:
 //   stored     the kubelet holds its pod (full name and UID given);
 //   refused    reading or decoding failed: the kubelet's own error text;
 //   missing    the static pod path itself does not exist: the kubelet lists it again every

@@ -133,7 +133,7 @@ export const collectors: readonly Collector[] = [
   {
     name: "manifests",
     enabledByDefault: true,
-    help: "The kubelet's verdict on each manifest of the file and http sources (issue 21): counts by verdict per source, and one info series per refused or duplicate manifest (capped per node, the rest counted). With nothing refused, 1 series per such source (stored), 3 while files are ignored and changes pending (at most 5 allowed); PodConfigManifestRefused and PodConfigStaticPodShadowed need it.",
+    help: "The kubelet's verdict on each manifest of the file and http sources: counts by verdict per source, and one info series per refused or duplicate manifest (capped per node, the rest counted). With nothing refused, 1 series per such source (stored), 3 while files are ignored and changes pending (at most 5 allowed); PodConfigManifestRefused and PodConfigStaticPodShadowed need it.",
     register(c) {
       if (c.manifests) registerManifestMetrics(c.registry, c.manifests);
     },

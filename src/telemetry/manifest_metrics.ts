@@ -1,7 +1,7 @@
 // The verdicts on the manifests (src/sources/verdicts.ts) within the series budget: per source
 // that reads manifests (file, http), podconfig_manifests counts stored always and the other
 // verdicts only while there are some, so a node with nothing refused adds 1 series per such
-// source, 3 while files are ignored and changes pending (issue 21's budget: at most 5). One info series per refused or
+// source, 3 while files are ignored and changes pending (the budget: at most 5). One info series per refused or
 // duplicate manifest names it, capped per node; those beyond the cap are counted instead.
 import { Gauge, type Registry, type RegistryContentType } from "prom-client";
 import type { ManifestVerdict, Verdict } from "../sources/verdicts.js";

@@ -93,7 +93,7 @@ export function createMetrics(options: MetricsOptions): PodConfigMetrics {
 /**
  * The nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds histogram samples the loop
  * on a timer of this period. prom-client's 10 ms default wakes an idle exporter 100 times a
- * second, most of its idle CPU (issue #13). Every sample still measures the whole delay of its
+ * second, most of its idle CPU. Every sample still measures the whole delay of its
  * tick, so a block of 50 ms or more always lands in the histogram, and shorter ones are sampled
  * in proportion to their length: enough for a lag that matters to a scrape or a probe.
  */

@@ -1,7 +1,7 @@
 // Which {source, op} and {source, reason} combinations can occur for each source, so that only
 // those are zero-initialised: a counter that exists at 0 from the start lets rate() and
 // increase() see its first increment, but a series for a combination that cannot happen is pure
-// cost (issue #10: most per-source series were such). A combination outside these lists is still
+// cost (most per-source series were such). A combination outside these lists is still
 // exposed as soon as it is counted; only its zero is left out.
 import {
   ApiserverSource,

@@ -1,5 +1,5 @@
 // `podconfig-exporter explain`, the real command spawned with tsx: the bundled kubeadm
-// control-plane manifests pass (exit 0); issue 21's directory fails (exit 1) with the kubelet's
+// control-plane manifests pass (exit 0); the hostile directory fails (exit 1) with the kubelet's
 // exact errors, the .bak copy shadowing the real manifest and the dotfile ignored; a URL body
 // on stdin; JSON output; a usage error exits 2. (The same verdicts are compared with the
 // kubelet's own code in test/differential.)
@@ -60,7 +60,7 @@ describe("podconfig-exporter explain", () => {
     }
   });
 
-  test("issue 21's directory fails with the exact errors, the shadowing copy and the ignored entries", async () => {
+  test("the hostile directory fails with the exact errors, the shadowing copy and the ignored entries", async () => {
     const dir = await writeHostileDirectory();
     try {
       const text = await run(["--kubelet.version=1.37", "--node-name=node-a", dir]);

@@ -1,5 +1,5 @@
-// Configuration that cannot work is refused at start with a usage error naming the flag
-// (issue #12 items 5 and 8): no source, a telemetry path that is a pattern or another route in
+// Configuration that cannot work is refused at start with a usage error naming the flag:
+// no source, a telemetry path that is a pattern or another route in
 // another spelling, a duration no timer can hold, headers fetch would refuse, a kubeconfig
 // whose http:// server every request would be refused for, a --kubelet-config that is no file.
 
@@ -92,7 +92,7 @@ describe("configuration that cannot work", () => {
       );
   });
 
-  test("the low rows of issue 18: each refused with a message naming the flag", async () => {
+  test("flags whose values cannot work: each refused with a message naming the flag", async () => {
     for (const [args, env, expected] of [
       [
         ["--node-name=UPPER_bad/name"],

@@ -1,4 +1,4 @@
-// Manifests the kubelet refuses that this copy once accepted (issue 16), and op sequences whose
+// Manifests the kubelet refuses that this copy once accepted, and op sequences whose
 // notifications once differed: each stays a case of every differential run (a manifest as a file
 // and as the manifest URL's body), for the minors named (every minor when none are).
 import type { KubeletMinor } from "../../src/core/version.js";
@@ -87,7 +87,7 @@ export const refusedBodies: readonly RegressionBody[] = [
     text: pod("leading-space-image", "    image: ' nginx:1.27'\n"),
   },
   {
-    // apimachinery's BannedOwners (ValidateOwnerReferences): read from upstream in session 7,
+    // apimachinery's BannedOwners (ValidateOwnerReferences): read from upstream,
     // stored here before (a false ready from the manifest URL).
     name: "an owner reference to a v1 Event",
     text: `apiVersion: v1
@@ -104,7 +104,7 @@ spec:
   },
   {
     // metav1validation.ValidateManagedFields (ValidateObjectMeta): read from upstream in
-    // session 7, stored here before (a false ready from the manifest URL).
+    // stored here before (a false ready from the manifest URL).
     name: "managedFields with an unknown operation",
     text: `apiVersion: v1
 kind: Pod
@@ -120,7 +120,7 @@ spec:
   },
   {
     // helper.GetTolerationsFromPodAnnotations: Go's json.Unmarshal into []core.Toleration
-    // refuses an object; this copy read it as no tolerations (session 7's audit).
+    // refuses an object; this copy read it as no tolerations (an audit of ValidatePodCreate).
     name: "a tolerations annotation that is an object, not a list",
     text: `apiVersion: v1
 kind: Pod
@@ -173,7 +173,7 @@ spec:
   },
   {
     // go-yaml v2 resolves a plain scalar that starts with a sign or a digit as a number once
-    // every "_" is removed (resolve.go); this copy kept `+_1` a string (session 7's audit).
+    // every "_" is removed (resolve.go); this copy kept `+_1` a string (an audit of the decode).
     name: "an env value +_1, a number to go-yaml",
     text: pod("underscore-number", "    image: nginx:1.27\n    env: [{name: A, value: +_1}]\n"),
   },
@@ -582,7 +582,7 @@ items:
   {
     // 1e21 is an int64Amount (value 1, scale 21) whose MilliValue and Value overflow to 0 in Go
     // (positiveScaleInt64), an integer and a multiple of any page size; this copy took the
-    // wrapped 1e24 and refused "must be an integer" (the 1.32 campaign of session 6).
+    // wrapped 1e24 and refused "must be an integer" (a 1.32 campaign).
     name: "an extended resource overhead and a hugepage limit of 1e21",
     text: pod(
       "overflow",
@@ -614,7 +614,7 @@ const pooled =
 
 export const divergedSequences: readonly RegressionSequence[] = [
   {
-    // The 1.34 campaign of session 6 (seed 63), shrunk: uid-4 is first stored as pod-0/b, then
+    // A 1.34 campaign (seed 63), shrunk: uid-4 is first stored as pod-0/b, then
     // sent as pod-3/a beside uid-0 as pod-0/b (stored under its first name, as the kubelet keeps
     // it), then both are sent as pod-0/b. The kubelet drops the second pod-0/b as a duplicate
     // name and removes uid-4; this copy took the last SET for a resync of the stored pods (their

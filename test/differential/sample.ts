@@ -137,7 +137,7 @@ spec:
         assert.deepEqual(await mergeDifferences(ctx, sequence(form)), []);
       });
 
-    test("verdicts on issue 21's directory (four refused bodies, a .bak copy, a dotfile, a valid pod, a subdirectory) are the kubelet's", async () => {
+    test("verdicts on the hostile directory (four refused bodies, a .bak copy, a dotfile, a valid pod, a subdirectory) are the kubelet's", async () => {
       const dir = await writeHostileDirectory(ctx.workDir);
       const paths = (await readdir(dir)).map((name) => join(dir, name));
       const kubelet = await kubeletVerdicts(

@@ -7,7 +7,7 @@
 // - server-tls-bootstrap (overlays/api-only): a certificate the cluster CA signed for the node's
 //   addresses, trusted through the service account's ca.crt, the host IP as server name;
 // - insecure (components/kubelet-tls-insecure): no verification.
-// And the two failures of issue 19 on a default kubeadm node: the cluster CA does not verify
+// And the two failures a default kubeadm node gave: the cluster CA does not verify
 // kubelet.crt, and kubelet.crt without the server name fails on the name.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

@@ -1,5 +1,5 @@
 // The copy follows the node's kubelet minor read from its kubernetes_build_info when
-// --kubelet.url is set and --kubelet.version is not (issue 16): the newest assumed, and said,
+// --kubelet.url is set and --kubelet.version is not: the newest assumed, and said,
 // until the kubelet is read; then its own minor, said in the status and the log; a version
 // outside the claimed range followed by the nearest minor, with a warning that says so. Against
 // the fake kubelet's /metrics over TLS on 127.0.0.1, with a static pod whose verdict differs

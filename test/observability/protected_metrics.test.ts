@@ -1,4 +1,4 @@
-// Protected metrics as the shipped manifests configure them (issue #19, "With auth on, probes
+// Protected metrics as the shipped manifests configure them ("With auth on, probes
 // pass and an unauthenticated scrape gets 401"): the DaemonSet of the base with the
 // prometheus-operator and web-config components (kubectl kustomize), and the chart's with its
 // webConfig values (helm template), each resolved by the exporter's own parser with the files

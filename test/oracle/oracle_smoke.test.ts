@@ -1,7 +1,7 @@
 // The oracle end to end, for the oldest and newest claimed minor: the kubelet's own file and http
 // sources on real inputs (a manifest directory, single files, a loopback URL) and its PodConfig.
-// The four bodies are those of issue 16, each refused by the kubelet; the fragments asserted are
-// the kubelet's error texts as its code produces them (the full text is printed on failure).
+// The four refused bodies (regressions.ts), each refused by the kubelet; the fragments asserted
+// are the kubelet's error texts as its code produces them (the full text is printed on failure).
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

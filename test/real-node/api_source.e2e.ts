@@ -1,4 +1,4 @@
-// Issue #17 item 3: the api source's list/watch against the real kube-apiserver of the real
+// The api source's list/watch against the real kube-apiserver of the real
 // node (run by npm run e2e:node, which sets the REALNODE_* variables): field selectors, the
 // start gate for a Node that does not exist yet (per kubelet minor), watch resumption, the 410
 // after an etcd compaction, bookmarks. Resumption and the 410 need the API server to go away and

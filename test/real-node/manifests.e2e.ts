@@ -1,4 +1,4 @@
-// Issue #17 item 4: the shipped manifests against the real kube-apiserver of the real node
+// The shipped manifests against the real kube-apiserver of the real node
 // (run by npm run e2e:node, which sets REALNODE_KUBECONFIG). Every rendered overlay, and the
 // chart's `helm template` for each case of its values matrix (test/support/chart.ts, #19), is
 // applied with server-side dry-run after the prometheus-operator CRDs and the VPA's CRD it uses

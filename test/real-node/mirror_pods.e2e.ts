@@ -1,4 +1,4 @@
-// Issue 21's mirror pod states against the real kube-apiserver of the real node (run by npm run
+// The mirror pod states against the real kube-apiserver of the real node (run by npm run
 // e2e:node, which sets the REALNODE_* variables). The exporter's file source holds one static
 // pod; its api source lists the pods of a Node of its own, which no kubelet serves, so that
 // only this test makes and deletes that pod's mirror pod (as the kubelet's CreateMirrorPod

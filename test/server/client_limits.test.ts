@@ -1,4 +1,4 @@
-// Slow, idle and too many clients (issue #12 item 4): a client that never finishes its request
+// Slow, idle and too many clients: a client that never finishes its request
 // headers, one that keeps an idle connection, and one over the connection cap are all cut off,
 // while a well-behaved client is served; at the cap a slow client gives its slot to a new one.
 // Short limits here; the defaults are in server.ts.

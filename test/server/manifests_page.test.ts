@@ -1,5 +1,4 @@
-// Issue 21's "Must show": an exporter whose static pod directory holds the four bodies of issue
-// 16, a valid pod, its `.bak` copy, a dotfile and a subdirectory. The status page (in headless
+// An exporter whose static pod directory holds the four refused bodies, a valid pod, its `.bak` copy, a dotfile and a subdirectory. The status page (in headless
 // Chromium), /api/v1/manifests and the metrics give the kubelet's verdicts
 // (HostileKubeletVerdicts, which the differential tests assert against the kubelet's own code),
 // with the kubelet's error texts; the table lists refused and duplicate first. Then the .bak
@@ -37,7 +36,7 @@ const refusalTexts = (dir: string) => [
 ];
 
 describe("manifest verdicts where a person and Prometheus look", () => {
-  test("status page, /api/v1/manifests and the metrics give the kubelet's verdicts on issue 21's directory", async (t) => {
+  test("status page, /api/v1/manifests and the metrics give the kubelet's verdicts on the hostile directory", async (t) => {
     const dir = await writeHostileDirectory();
     t.after(() => rm(dir, { recursive: true, force: true }));
     const exporter = await exporterFromFlags([

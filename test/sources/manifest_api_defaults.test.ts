@@ -1,5 +1,5 @@
-// Static pods decoded with the API's defaults and validation, as the kubelet 1.32 does (issue #8
-// item 2): pure decoding, then the real file source feeding the real PodConfig and sync loop.
+// Static pods decoded with the API's defaults and validation, as the kubelet 1.32 does:
+// pure decoding, then the real file source feeding the real PodConfig and sync loop.
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

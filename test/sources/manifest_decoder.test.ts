@@ -1,4 +1,4 @@
-// Decoding a manifest never freezes the process (issue #12 item 1): linear in the input, off the
+// Decoding a manifest never freezes the process: linear in the input, off the
 // event loop, within a deadline and a heap limit; and keys given twice as the kubelet reads them.
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";

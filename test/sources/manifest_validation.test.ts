@@ -1,4 +1,4 @@
-// The four bodies of issue 16 that the kubelet refuses (a quantity that does not parse, cpu
+// The four refused bodies that the kubelet refuses (a quantity that does not parse, cpu
 // requests above the limit, a hostPath with "..", an image with a leading space), for every
 // claimed minor: refused with the kubelet's text, the http source never stored (never ready),
 // each file in a directory skipped and counted while the good one stays.
@@ -66,7 +66,7 @@ function origin(minor: (typeof KubeletMinors)[number]): StaticPodOrigin {
   return { source: "file", location: "/m/web.yaml", nodeName: "node-a", kubeletMinor: minor };
 }
 
-describe("the four bodies of issue 16", () => {
+describe("the four refused bodies", () => {
   for (const minor of KubeletMinors)
     test(`kubelet ${minor} refuses each with its text, and keeps the good pod`, () => {
       for (const { name, body, detail } of refused) {
@@ -126,7 +126,7 @@ describe("the four bodies of issue 16", () => {
   });
 
   test("in a directory each is skipped and counted; the good pod is listed", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "issue16-"));
+    const dir = await mkdtemp(join(tmpdir(), "refused-bodies-"));
     try {
       await writeFile(join(dir, "good.yaml"), good.replace("name: web", "name: good"));
       for (const [i, { body }] of refused.entries())
@@ -240,7 +240,7 @@ describe("an ephemeral container's resources, as validateFieldAllowList reads th
           `invalid pod: [spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container ${onCreate}]`,
         ],
         // Empty lists are non-nil slices, so set; reported in Go's field order, not the
-        // manifest's (restartPolicyRules exists from 1.34). The 1.37 campaign of session 6.
+        // manifest's (restartPolicyRules exists from 1.34). Seen in a 1.37 campaign.
         [
           `,"restartPolicyRules":[],"lifecycle":{},"resizePolicy":[],"ports":[]`,
           `invalid pod: [${["ports", "resizePolicy", ...(Number(minor.slice(2)) >= 34 ? ["restartPolicyRules"] : []), "lifecycle"].map((f) => `spec.ephemeralContainers[0].${f}: Forbidden: cannot be set for an Ephemeral Container `).join("")}${onCreate}]`,

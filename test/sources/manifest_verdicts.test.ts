@@ -1,5 +1,5 @@
-// The sources' verdict on each manifest (issue 21), through the real file and http sources:
-// a relist of issue 21's directory, a watch event that changes which file wins, a URL list with
+// The sources' verdict on each manifest, through the real file and http sources:
+// a relist of the hostile directory, a watch event that changes which file wins, a URL list with
 // two pods of one name, a refused body; and the file verdicts' pending state and times.
 import assert from "node:assert/strict";
 import { once } from "node:events";
@@ -34,7 +34,7 @@ const byName = (verdicts: ManifestVerdict[]) =>
   Object.fromEntries(verdicts.map((v) => [basename(v.manifest), v]));
 
 describe("file source verdicts", () => {
-  test("issue 21's directory: refused with the kubelet's text, the .bak copy wins, dotfile and directory ignored", async () => {
+  test("the hostile directory: refused with the kubelet's text, the .bak copy wins, dotfile and directory ignored", async () => {
     const dir = await writeHostileDirectory();
     const clock = new StepClock();
     const source = new FileSource({

@@ -1,4 +1,4 @@
-// Issue 21's directory: the four bodies of issue 16 (each refused by the kubelet), a valid pod,
+// The hostile directory: the four refused bodies (each refused by the kubelet), a valid pod,
 // a `.bak` copy of it that differs in its image (the kubelet reads it too, and its relist keeps
 // the last file in byte order: the copy), a dotfile and a subdirectory (never read).
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
@@ -17,7 +17,7 @@ spec:
     image: ${image}
 `;
 
-/** File name -> content; the first four are issue 16's bodies. */
+/** File name -> content; the first four are the four refused bodies. */
 export const hostileFiles: ReadonlyMap<string, string> = new Map([
   ...refusedBodies.slice(0, 4).map((b, i): [string, string] => [`bad-${i + 1}.yaml`, b.text]),
   ["web.yaml", valid("nginx:1.27")],

@@ -1,4 +1,4 @@
-// Fuzzing manifest decoding (issue #12): the properties and the arbitraries, shared by the small
+// Fuzzing manifest decoding: the properties and the arbitraries, shared by the small
 // sample inside `npm test` (test/sources/manifest_fuzz.test.ts) and `npm run fuzz`
 // (test/fuzz/manifest.ts, 100,000 cases and more).
 import assert from "node:assert/strict";

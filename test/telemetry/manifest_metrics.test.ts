@@ -1,4 +1,4 @@
-// The manifests collector's info series cap (issue 21): at most MaxManifestInfoSeries refused or
+// The manifests collector's info series cap: at most MaxManifestInfoSeries refused or
 // duplicate manifests are named per node, refused first; the rest are counted by source in
 // podconfig_manifest_info_overflow, which is absent while nothing overflows.
 import assert from "node:assert/strict";

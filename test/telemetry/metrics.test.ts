@@ -14,7 +14,7 @@ import { createPipeline, type Pipeline, waitFor } from "./pipeline.js";
 const sources = ["file", "http", "api"] as const;
 
 /**
- * The combinations each source can produce (issue #10), which alone are zero-initialised: file
+ * The combinations each source can produce, which alone are zero-initialised: file
  * and http only send SET; only the api source deletes gracefully, reconciles status, restores
  * checkpoints or fails on one.
  */

@@ -1,6 +1,6 @@
-// The series budget of issue #10: a real exporter with all three sources (a static pod
+// The series budget per node: a real exporter with all three sources (a static pod
 // directory, a manifest URL, the fake API server) and --web.disable-exporter-metrics serves at
-// most 80 series, plus at most 5 per file or http source for issue 21's manifest verdicts, once
+// most 80 series, plus at most 5 per file or http source for the manifest verdicts, once
 // every source is ready and has sent its updates. The collector flags (--collector.<name>,
 // --no-collector.<name>) add and remove whole groups.
 import assert from "node:assert/strict";
@@ -14,7 +14,7 @@ import { FakeApiserver } from "../support/fake_apiserver.js";
 import { createValidPod } from "../support/pods.js";
 
 const BUDGET = 80;
-/** Issue 21: what the manifests collector may add per file or http source, nothing refused. */
+/** What the manifests collector may add per file or http source, nothing refused. */
 const ManifestSeriesPerSource = 5;
 
 /** Flags for an exporter with the file, http and api sources, cleaned up after the test. */
@@ -59,20 +59,23 @@ describe("series per node", () => {
   test(`3 sources, exporter metrics off: at most ${BUDGET} series`, async (t) => {
     const flags = await threeSources(t);
     const families = await seriesWhenReady(t, [...flags, "--web.disable-exporter-metrics"]);
-    // Issue 10's budget, and issue 21's allowance for the two manifest-reading sources: the
+    // The budget, and the allowance for the two manifest-reading sources: the
     // verdict counts, and the missing-mirror age, present here because this fake API server
     // holds no mirror pods (on a node whose kubelet made them the family is absent).
-    const issue21 = ["podconfig_manifests", "podconfig_missing_mirror_pod_age_seconds"]
+    const manifestSeries = ["podconfig_manifests", "podconfig_missing_mirror_pod_age_seconds"]
       .map((name) => families.get(name) ?? 0)
       .reduce((sum, n) => sum + n, 0);
-    const count = total(families) - issue21;
-    // +1: the api source's `credentials` error reason (issue 18), at 0 from the start like
+    const count = total(families) - manifestSeries;
+    // +1: the api source's `credentials` error reason, at 0 from the start like
     // every reason, so that increase() sees its first error.
     assert.ok(
       count <= BUDGET + 1,
       `${count} series: ${JSON.stringify(Object.fromEntries(families))}`,
     );
-    assert.ok(issue21 <= 2 * ManifestSeriesPerSource, `${issue21} series for issue 21`);
+    assert.ok(
+      manifestSeries <= 2 * ManifestSeriesPerSource,
+      `${manifestSeries} series for the manifest verdicts`,
+    );
     // Every family the alerts, recording rules and dashboards read is there.
     for (const name of [
       "podconfig_source_ready",

@@ -1,6 +1,6 @@
 // The `http` source: static pods from a manifest URL (pkg/kubelet/config/http.go), polled.
 // Sends SET snapshots only, and nothing at all when the URL cannot be read: the source then
-// never becomes ready (kubernetes issue #15122).
+// never becomes ready (kubernetes/kubernetes#15122).
 
 import { type Clock, type Logger, silentLogger, systemClock } from "../../core/deps.js";
 import { HTTPSource as HTTPSourceName, type Pod, type SourceChannel } from "../../core/types.js";

@@ -2,7 +2,7 @@
 // resolves one a character at a time (`res += ch` in resolve-flow-scalar.js's
 // doubleQuotedValue), which makes V8 build a rope of one node per character: a 10 MiB annotation
 // in double quotes took about 35 bytes of heap per character, 350 MiB, beyond the decoding
-// thread's heap (issue 18: a 10 MiB pod from the manifest URL every second peaked at 357-406 MiB
+// thread's heap (a 10 MiB pod from the manifest URL every second peaked at 357-406 MiB
 // RSS). Here the same resolution (escapes, line folding, trailing white space) is done run by
 // run. The value is taken out of the syntax tree before it is composed (the composer resolves
 // `""` instead) and put back into the node composed from it.
