@@ -1,4 +1,4 @@
-// "Node readiness": one exporter (one node). Follows the pipeline of kubelet-semantics.md:
+// "Node readiness": one exporter (one node). Follows the pipeline of ARCHITECTURE.md:
 // readiness of each source, the updates flowing through PodConfig to the sync loop, and what
 // the sync loop refuses to do (housekeeping, pod kills) while the sources are not all ready.
 import {

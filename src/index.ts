@@ -1,2 +1,2 @@
-// The package's public API: the readiness core (architecture.md, "Public API").
+// The package's public API: the readiness core (ARCHITECTURE.md, src/core/).
 export * from "./core/index.js";

@@ -18,7 +18,7 @@ export function updateOrigin(update: object): UpdateOrigin | undefined {
   return origins.get(update);
 }
 
-/** Span and attribute names of the catalogue (architecture.md, "Traces"). */
+/** Span and attribute names of the traces (docs/configuration.md, "What it serves"). */
 export const SpanAttributes = {
   source: "podconfig.source",
   op: "podconfig.op",

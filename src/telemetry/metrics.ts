@@ -1,5 +1,5 @@
 // The exporter's prom-client registry: the enabled collectors (collectors.ts) of the metric
-// catalogue of architecture.md, read from the core at scrape time, plus the dispatch histograms
+// catalogue (docs/metrics.md), read from the core at scrape time, plus the dispatch histograms
 // the sync loop feeds through onDispatch, and the exporter's own process metrics.
 import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-client";
 import { type Clock, type Logger, silentLogger } from "../core/deps.js";

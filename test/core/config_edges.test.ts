@@ -1,4 +1,4 @@
-// Edge cases of the merge beyond the kubelet's own tests (kubelet-semantics.md §2–4).
+// Edge cases of the merge beyond the kubelet's own tests (the merge by UID, the ops and their order).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { PodConfig } from "../../src/core/pod_config.js";

@@ -1,5 +1,5 @@
 // Every declared divergence is written down in docs/validation.md under its id, with its
-// counterexample and reason (DEVELOPERS.md: a difference is fixed, or declared).
+// counterexample and reason (the rule: a difference is fixed, or declared).
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
-// The kubelet's side of a differential case: the oracle's answers (ORACLE_PROTOCOL.md,
-// oracle/README.md) to the same inputs, in the shapes ours.ts gives for our side.
+// The kubelet's side of a differential case: the oracle's answers (oracle/README.md,
+// "Protocol") to the same inputs, in the shapes ours.ts gives for our side.
 import type { GoPodForm, OpSequence } from "../support/merge_gen.js";
 import type { EmittedUpdate } from "./compare.js";
 import { NodeName } from "./ours.js";

@@ -1,5 +1,5 @@
 // docs/metrics.md against what it is generated from and what it describes: the committed file is
-// exactly the generator's output, it covers the architecture.md catalogue, and a real exporter's
+// exactly the generator's output, it covers the catalogue (test/support/catalogue.ts), and a real exporter's
 // live /metrics (text format and OpenMetrics) matches its tables family by family.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -40,7 +40,7 @@ describe("docs/metrics.md", () => {
     );
   });
 
-  test("documents every metric of the architecture.md catalogue with its type", async () => {
+  test("documents every metric of the catalogue with its type", async () => {
     const docs = documented(await readDoc());
     for (const [name, type] of Object.entries(catalogue)) {
       assert.equal(docs.get(name)?.type, type, `${name} in docs/metrics.md`);

@@ -1,4 +1,4 @@
-// The metric catalogue of architecture.md, written out independently of the implementation:
+// The metric catalogue (docs/metrics.md), written out independently of the implementation:
 // what the telemetry tests hold the exposition to, and the only series the dashboards and rules
 // may read (test/observability/promql.ts).
 import { PodOperations } from "../../src/core/types.js";
