@@ -1,7 +1,8 @@
 // docs/metrics.md, rendered from the exporter's own prom-client registry: createMetrics over a
 // real readiness core with the file, http and api sources registered. Names, types, label names
-// and help come from the registered metrics, never from a list kept here; nothing in the output
-// depends on the clock or the machine beyond the platform (see `linuxOnly` below).
+// and help come from the registered metrics, never from a list kept here; what a one-line help
+// leaves out comes from metric_notes.ts, printed under each table. Nothing in the output depends
+// on the clock or the machine beyond the platform (see `linuxOnly` below).
 import { collectDefaultMetrics, Registry, type RegistryContentType } from "prom-client";
 import { ApiserverSource, FileSource, HTTPSource, PodOperations } from "../src/core/types.js";
 import { KubeletCrossCheck } from "../src/kubelet/cross_check.js";
@@ -12,6 +13,7 @@ import { OPENMETRICS, TEXT } from "../src/telemetry/exposition.js";
 import { createObservedCore } from "../src/telemetry/observed_core.js";
 import { sourceSeries } from "../src/telemetry/source_series.js";
 import { markdownTable } from "./markdown_table.js";
+import { metricNotes } from "./metric_notes.js";
 
 /** The sources main can configure, registered the way it registers them. */
 const sources = [FileSource, HTTPSource, ApiserverSource];
@@ -91,14 +93,31 @@ function table(metrics: readonly MetricRow[]): string[] {
   );
 }
 
-/** Default metrics createMetrics drops from what prom-client would register. */
-function droppedDefaults(registered: ReadonlySet<string>): string[] {
+/** The notes on a table's metrics, in its order: a list after it, or nothing. */
+function notes(metrics: readonly MetricRow[]): string[] {
+  const items = metrics.flatMap((m) => {
+    const note = metricNotes[m.name];
+    return note === undefined ? [] : [`- ${code(m.name)}: ${note}`];
+  });
+  return items.length === 0 ? [] : ["", ...items];
+}
+
+/** The names of prom-client's default metrics, whether the exporter keeps them or not. */
+export function promClientDefaults(): string[] {
   const defaults = new Registry();
   collectDefaultMetrics({ register: defaults });
-  return defaults
-    .getMetricsAsArray()
-    .map((metric) => metric.name)
-    .filter((name) => !registered.has(name));
+  return defaults.getMetricsAsArray().map((metric) => metric.name);
+}
+
+/** Default metrics createMetrics drops from what prom-client would register. */
+function droppedDefaults(registered: ReadonlySet<string>): string[] {
+  return promClientDefaults().filter((name) => !registered.has(name));
+}
+
+/** Every metric the exporter can register: every collector on, its process metrics too. */
+export function everyMetric(): MetricRow[] {
+  const all = new Set(collectors.map((collector) => collector.name));
+  return rows(registryOf({ exemplars: false, exporterMetrics: true, collectors: all }).registry);
 }
 
 export function renderMetricsDoc(): string {
@@ -141,6 +160,7 @@ export function renderMetricsDoc(): string {
       collector.help,
       "",
       ...table(metrics),
+      ...notes(metrics),
       "",
     ]),
     "Label values:",
@@ -169,6 +189,7 @@ export function renderMetricsDoc(): string {
     `${list(dropped)}.`,
     "",
     ...table(exporter),
+    ...notes(exporter),
     "",
     "## Formats, compression and exemplars",
     "",

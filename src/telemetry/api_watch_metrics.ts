@@ -33,7 +33,7 @@ export function registerApiWatchMetrics(
     });
   gauge(
     "podconfig_api_watch_lag_seconds",
-    "The largest time, over the last minute, from reading an api watch event off the stream to pod storage accepting the SET that carries it.",
+    "Largest time in the last minute from reading an api watch event off the stream to pod storage accepting its SET.",
     (watch) => watch.recentMaxLagMs(),
   );
   gauge(

@@ -15,7 +15,7 @@ export function registerBuildInfo(
   const registers = [registry];
   new Gauge({
     name: "podconfig_build_info",
-    help: "A metric with a constant '1' value labelled by the version and revision of podconfig-exporter and the Node.js version it runs on.",
+    help: "A metric with a constant '1' value labelled by podconfig-exporter's version and revision and its Node.js version.",
     labelNames: ["version", "revision", "nodejs_version"],
     registers,
   }).set({ version: build.version, revision: build.revision, nodejs_version: process.version }, 1);

@@ -5,7 +5,8 @@
 // (readiness, update flow, source health, timings), not metric by metric.
 //
 // To add a metric: register it in the collector it belongs to (or a new collector here, off by
-// default unless every node needs it), then `npm run build:docs`. The series budget test
+// default unless every node needs it) with one line of help (at most 120 characters; more detail
+// goes in scripts/metric_notes.ts), then `npm run build:docs`. The series budget test
 // (test/telemetry/series_budget.test.ts) counts the default exposition.
 import type { Registry, RegistryContentType } from "prom-client";
 import type { Clock } from "../core/deps.js";

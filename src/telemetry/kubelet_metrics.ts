@@ -53,7 +53,7 @@ export function registerKubeletMetrics(
   const specs: GaugeSpec[] = [
     {
       name: "podconfig_kubelet_up",
-      help: "1 when the last poll of the kubelet's /metrics succeeded and was read; every podconfig_kubelet_* reading is absent while 0.",
+      help: "1 when the last poll of the kubelet's /metrics succeeded and was read, else 0.",
       collect: (g) => g.set(view().up ? 1 : 0),
     },
     {
@@ -73,7 +73,7 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_info",
-      help: "The kubelet's version (kubernetes_build_info git_version) and whether its ALPHA series were checked for this exporter (supported); 1.",
+      help: "1, labelled by the kubelet's version (kubernetes_build_info git_version) and whether the exporter supports it.",
       labelNames: ["version", "supported"],
       collect: (g) => {
         g.reset();
@@ -89,7 +89,7 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_pleg_last_seen_timestamp_seconds",
-      help: "The kubelet's kubelet_pleg_last_seen_seconds: Unix time PLEG last relisted; absent while unknown, before its first relist, and on 1.32-1.36 unless EventedPLEG is known to be off (its health check sets the gauge to the current time).",
+      help: "Unix time the kubelet's PLEG last relisted (its kubelet_pleg_last_seen_seconds); absent while unknown.",
       collect: (g) => optional(g, mapped(signals()?.plegLastSeen, seconds)),
     },
     {
@@ -99,7 +99,7 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_sync_loop_paused",
-      help: "1 while the kubelet's sync loop would skip every iteration for the reason: pleg (not relisted for 3 min, or never), runtime (no successful runtime Status call for 30 s); the copy's loop is held meanwhile. Absent when unknown.",
+      help: "1 while the kubelet's sync loop would skip every iteration for the reason (pleg, runtime), else 0; absent if unknown.",
       labelNames: ["reason"],
       collect: (g) => {
         g.reset();
@@ -111,18 +111,18 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_housekeeping_ran",
-      help: "1 once the kubelet has completed a housekeeping in its current process (the series only HandlePodCleanups writes, near its end, exist), 0 before: its sources are not all ready, its loop is paused, or every run failed early (listing the pod cgroups or the runtime's pods); absent when unknown.",
+      help: "1 once the kubelet has completed a housekeeping in its current process, 0 before; absent when unknown.",
       collect: (g) => optional(g, mapped(signals()?.housekeepingRan, Number)),
     },
     {
       name: "podconfig_kubelet_time_to_ready_seconds",
-      help: "The kubelet's own time to all sources ready: seconds from its process start (process_start_time_seconds) to its first completed housekeeping (podconfig_kubelet_housekeeping_ran), which runs only once every source is ready, on a 2 s tick. measurement: exact when the poll just before the first that found it housekept found it not housekept: the middle of the two polls, within podconfig_kubelet_time_to_ready_error_seconds either way (half a poll period plus the polls' durations); upper_bound when the first reading of this kubelet process found it already housekept (the exporter started later) or polls failed in between: the end of that poll. Absent until then.",
+      help: "The kubelet's own time to all sources ready: seconds from its process start to its first completed housekeeping.",
       labelNames: ["measurement"],
       collect: (g) => perMeasurement(g, timeToReady(), timeToReadySeconds),
     },
     {
       name: "podconfig_kubelet_time_to_ready_error_seconds",
-      help: "How far the kubelet's true time to ready may be from podconfig_kubelet_time_to_ready_seconds: either way for exact (half the time from the start of the last poll that found it not housekept to the end of the first that found it housekept), earlier for upper_bound (that whole time, from its start when no poll found it not housekept).",
+      help: "How far the kubelet's true time to ready may be from podconfig_kubelet_time_to_ready_seconds.",
       labelNames: ["measurement"],
       collect: (g) => perMeasurement(g, timeToReady(), timeToReadyErrorSeconds),
     },
@@ -140,7 +140,7 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_copy_desired_pods",
-      help: "The copy's counterpart of podconfig_kubelet_desired_pods: pods stored from file and http (static), and api pods that are not mirror pods; informational.",
+      help: "The copy's counterpart of podconfig_kubelet_desired_pods, static (file and http) or not (api); informational.",
       labelNames: ["static"],
       collect: (g) => {
         g.reset();
@@ -155,7 +155,7 @@ export function registerKubeletMetrics(
     },
     {
       name: "podconfig_kubelet_disagreement",
-      help: "1 while the copy and the kubelet's own signals disagree on readiness: copy_ready_kubelet_not (the kubelet has not completed a housekeeping: its sources are not ready, or its loop is paused, or it fails listing the pod cgroups) or kubelet_ready_copy_not. Never changes /readyz or podconfig_source_ready. Absent when the kubelet's side is unknown, and while its runtime's pod listing fails (housekeeping may be failing with every source ready).",
+      help: "1 while the copy and the kubelet's own signals disagree on readiness (direction, reason), else 0; absent if unknown.",
       labelNames: ["direction", "reason"],
       collect: (g) => {
         g.reset();
@@ -184,7 +184,7 @@ export function registerKubeletMetrics(
   });
   mirroredCounter({
     name: "podconfig_kubelet_poll_errors_total",
-    help: "Failed polls of the kubelet's /metrics by reason: credentials, fetch, unauthorized (401), forbidden (403), status, too_large, parse.",
+    help: "Failed polls of the kubelet's /metrics by reason: credentials, fetch, unauthorized, forbidden, status, too_large, parse.",
     labelNames: ["reason"] as const,
     registry,
     *totals() {

@@ -29,7 +29,7 @@ export function registerManifestMetrics(
   const verdicts = oncePerScrape(() => options.verdicts());
   new Gauge({
     name: "podconfig_manifests",
-    help: "Manifests (files of the static pod path, pods of the manifest URL's body) by the kubelet's verdict: stored, refused, duplicate (another manifest's pod of the same name is held), and while there are some missing (the static pod path itself does not exist: no static pod from it will run), pending (a change not read yet) and ignored (dotfiles, directories).",
+    help: "Manifests (files of the static pod path, pods of the manifest URL's body) by the kubelet's verdict on them.",
     labelNames: ["source", "verdict"],
     registers: [registry],
     collect() {
@@ -52,7 +52,7 @@ export function registerManifestMetrics(
   );
   new Gauge({
     name: "podconfig_manifest_info",
-    help: `1 per refused or duplicate manifest, naming it (file: the path, or the URL and the item) with a bounded reason: read, parse, invalid, policy (a valid pod the kubelet refuses as a static pod: it references a Secret, ConfigMap or other API object), duplicate. At most ${MaxManifestInfoSeries} per node, refused first; podconfig_manifest_info_overflow counts the rest.`,
+    help: `1 per refused or duplicate manifest, naming it (file) with a bounded reason; at most ${MaxManifestInfoSeries} per node.`,
     labelNames: ["source", "file", "reason"],
     registers: [registry],
     collect() {
@@ -63,7 +63,7 @@ export function registerManifestMetrics(
   });
   new Gauge({
     name: "podconfig_manifest_info_overflow",
-    help: `Refused or duplicate manifests beyond the ${MaxManifestInfoSeries} per node that podconfig_manifest_info names, by their source; present only while there are some.`,
+    help: `Refused or duplicate manifests beyond the ${MaxManifestInfoSeries} that podconfig_manifest_info names, by source; absent when none.`,
     labelNames: ["source"],
     registers: [registry],
     collect() {

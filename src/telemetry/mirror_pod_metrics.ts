@@ -48,19 +48,19 @@ export function registerMirrorPodMetrics(
     oldestSince === undefined ? undefined : seconds(Math.max(0, now - oldestSince));
   perSource(
     "podconfig_orphaned_mirror_pods",
-    "Mirror pods of this node (api source) whose static pod is gone from the file or http source they came from; only the kubelet's housekeeping deletes them. Absent until both sources have listed.",
+    "Mirror pods of this node (api source) whose static pod is gone from the file or http source they came from.",
     orphans,
     ({ count }) => count,
   );
   perSource(
     "podconfig_stale_mirror_pods",
-    "Static pods of the source whose mirror pod in the API (api source) is stale: its kubernetes.io/config.mirror differs from the static pod's kubernetes.io/config.hash, or it is being deleted. The kubelet's pod sync deletes and recreates such a mirror pod, so one that stays means that sync is not running. Present only while there are some.",
+    "Static pods of the source whose mirror pod in the API is stale (another hash, or being deleted); absent when none.",
     stale,
     ({ count }) => (count > 0 ? count : undefined),
   );
   perSource(
     "podconfig_missing_mirror_pod_age_seconds",
-    "Seconds since the static pod of the source that has longest had no mirror pod in the API (api source) was first seen without one; absent when every static pod has its mirror pod, or while unknown.",
+    "Seconds since the source's static pod longest without a mirror pod in the API was first seen without one.",
     missing,
     age,
   );

@@ -86,7 +86,7 @@ export function registerReadinessMetrics(
   });
   new Gauge({
     name: "podconfig_time_to_ready_seconds",
-    help: "The copy's time to all sources ready: seconds from the start of its readiness clock until all of its sources were first ready; absent until then. The clock starts with the exporter (the copy's warm-up), and at the kubelet's start after a kubelet restart seen by the cross-check (the copy's replay). The kubelet's own figure is podconfig_kubelet_time_to_ready_seconds.",
+    help: "Seconds from the copy's readiness clock start until all its sources were first ready; absent until then.",
     registers,
     collect() {
       const { allReadyAt } = state();
@@ -96,7 +96,7 @@ export function registerReadinessMetrics(
   });
   new Gauge({
     name: "podconfig_orphaned_pods",
-    help: "Pods removed from the config but still running because their kill was refused while sources were not ready; housekeeping kills them once ready.",
+    help: "Pods removed from the config but still running: their kill was refused while sources were not all ready.",
     registers,
     collect() {
       this.set(state().orphanedPods);

@@ -47,7 +47,7 @@ export function registerSourceHealthMetrics(
   const health = oncePerScrape(() => healthBySource(sourceHealth(), registeredSources()));
   mirroredCounter({
     name: "podconfig_source_errors_total",
-    help: "Source failures by reason: read, decode, fetch, status (an HTTP answer other than 200), watch, checkpoint, credentials (token, certificate or CA files, or an exec plugin, failed or past its deadline).",
+    help: "Source failures by reason: read, decode, fetch, status, watch, checkpoint, credentials.",
     labelNames: ["source", "reason"] as const,
     registry,
     *totals() {
@@ -70,7 +70,7 @@ export function registerSourceHealthMetrics(
   });
   new Gauge({
     name: "podconfig_source_stale",
-    help: `1 while the source has gone ${StalePeriods} of its periods (relist, poll, longest watch) without a successful list, fetch or watch event, or whose last attempt failed at its credentials (no request could be sent): failing or frozen, even if it is ready. Present only while stale, so a healthy node pays no series for it.`,
+    help: `1 while the source is stale: no success for ${StalePeriods} of its periods, or its credentials fail; absent otherwise.`,
     labelNames: ["source"],
     registers: [registry],
     collect() {

@@ -74,7 +74,7 @@ export function registerUpdateCounters(
   });
   mirroredCounter({
     name: "podconfig_pod_deletions_deferred_total",
-    help: "Removed pods still running whose kill was refused because sources were not ready (mirror pods and pods already terminated by a graceful deletion or a terminal phase are not counted).",
+    help: "Kills of removed, still running pods refused because not all sources were ready.",
     labelNames: noLabels,
     registry,
     totals: () => [[{}, state().deferredDeletions]],

@@ -1,10 +1,12 @@
 // docs/metrics.md against what it is generated from and what it describes: the committed file is
-// exactly the generator's output, it covers the catalogue (test/support/catalogue.ts), and a real exporter's
-// live /metrics (text format and OpenMetrics) matches its tables family by family.
+// exactly the generator's output, it covers the catalogue (test/support/catalogue.ts), its notes
+// are on registered metrics, and a real exporter's live /metrics (text format and OpenMetrics)
+// matches its tables family by family.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { describe, test } from "node:test";
-import { linuxOnly, renderMetricsDoc } from "../../scripts/render_metrics_doc.js";
+import { metricNotes } from "../../scripts/metric_notes.js";
+import { everyMetric, linuxOnly, renderMetricsDoc } from "../../scripts/render_metrics_doc.js";
 import { fileAndStuckHTTP } from "../server/helpers.js";
 import { catalogue } from "../support/catalogue.js";
 import { parseExposition } from "../support/exposition.js";
@@ -44,6 +46,15 @@ describe("docs/metrics.md", () => {
     const docs = documented(await readDoc());
     for (const [name, type] of Object.entries(catalogue)) {
       assert.equal(docs.get(name)?.type, type, `${name} in docs/metrics.md`);
+    }
+  });
+
+  test("notes are on registered metrics and name only registered ones", () => {
+    const registered = new Set(everyMetric().map((metric) => metric.name));
+    for (const [name, note] of Object.entries(metricNotes)) {
+      assert.ok(registered.has(name), `the note on ${name}: no such metric is registered`);
+      for (const [named] of note.matchAll(/\bpodconfig_[a-z_]+[a-z]/g))
+        assert.ok(registered.has(named), `the note on ${name} names ${named}, not registered`);
     }
   });
 
