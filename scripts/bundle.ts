@@ -87,6 +87,7 @@ export async function bundle(outDir: string, env = process.env): Promise<Command
     banner: {
       js: [
         'var __podconfig_script_url = require("node:url").pathToFileURL(__filename).href;',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: this is the bundle's own source text, a template literal there.
         'var __podconfig_no_resolve = (s) => { throw new Error(`import.meta.resolve("${s}") in a bundle`); };',
       ].join("\n"),
     },

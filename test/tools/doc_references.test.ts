@@ -8,7 +8,15 @@ import { test } from "node:test";
 
 const repo = join(import.meta.dirname, "..", "..");
 /** Build output, caches and dependencies: not the repository's own text. */
-const skipped = new Set([".git", "node_modules", "dist", "artifacts", ".cache", ".tmp", ".scratch"]);
+const skipped = new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  "artifacts",
+  ".cache",
+  ".tmp",
+  ".scratch",
+]);
 const textFile = /\.(ts|js|mjs|go|md|ya?ml|json|libsonnet|jsonnet|sh|tpl|txt)$|^(Dockerfile|run)$/;
 
 function* files(dir: string): Generator<string> {
