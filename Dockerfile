@@ -56,9 +56,8 @@ EXPOSE 9847
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9847/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # A young generation of 1 MiB semi-spaces instead of V8's up to 16 MiB: an idle exporter allocates
-# little between scrapes, and the heap's total halves (docs/benchmarks.md, "Footprint against
-# #19's target"). One V8 platform thread instead of one a core (at most 4): three threads and
-# their malloc arenas fewer, 1-3 MiB less idle and 2.5-8 MiB less under churn, for no more CPU time
-# (docs/benchmarks.md, "Where the idle image's memory goes"). bench:footprint, bench:resources
-# and bench:hostile take the options from this line.
+# little between scrapes, and the heap's total halves. One V8 platform thread instead of one a
+# core (at most 4): three threads and their malloc arenas fewer, 1-3 MiB less idle and 2.5-8 MiB
+# less under churn, for no more CPU time (docs/benchmarks.md, "Footprint"). bench:footprint,
+# bench:resources and bench:hostile take the options from this line.
 ENTRYPOINT ["node", "--max-semi-space-size=1", "--v8-pool-size=1", "bundle/podconfig-exporter.cjs"]

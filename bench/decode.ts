@@ -57,7 +57,7 @@ console.log(
   `| ${floor.toFixed(2)} | ${ratio(parsed)} | ${ratio(typed)} | ${ratio(defaulting)} | ${ratio(validating)} | ${ratio(decoded)} |`,
 );
 
-/** The issue's manifests: many annotations (YAML, JSON, JSON with a syntax error). */
+/** Hostile manifests: many annotations (YAML, JSON, JSON with a syntax error). */
 function large(count: number): { yaml: Buffer; json: Buffer; broken: Buffer } {
   const lines = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: big", "  labels:"];
   for (let i = 0; i < count; i++) lines.push(`    a${i}: val-${i}`);

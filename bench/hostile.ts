@@ -1,4 +1,4 @@
-// `npm run bench:hostile`: replays the rows of issue 18's table of observed attacks against the
+// `npm run bench:hostile`: replays a table of observed attacks and misconfigurations against the
 // built exporter (dist/main.js, one process per row) and prints, per row, its peak RSS (VmHWM
 // from /proc/<pid>/status), the longest /healthz answer while the attack ran (probed every
 // 100 ms on --web.health-listen-address, from a process of its own as the kubelet's probe is:
@@ -227,7 +227,7 @@ async function withPlugin(work: string, script: string): Promise<string[]> {
   return [`--kubeconfig=${kubeconfig}`];
 }
 
-/** The issue's `ulimit -n 256`, soft and hard: Node raises only a soft limit to the hard one. */
+/** `ulimit -n 256`, soft and hard: Node raises only a soft limit to the hard one. */
 const fdLimit = 256;
 
 const manySeries = "a 1\n".repeat(8_300_000);

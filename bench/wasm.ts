@@ -1,4 +1,4 @@
-// bench/wasm (#16 item 4): the kubelet's own static pod decoding (pkg/kubelet/config's
+// bench/wasm: the kubelet's own static pod decoding (pkg/kubelet/config's
 // tryDecodeSinglePod with applyDefaults: utilyaml.ToJSON, the legacyscheme decode with the API's
 // defaults, the static pod defaults and UID, ValidatePodCreate with the kubelet's options, the
 // conversion to v1) compiled to WebAssembly (wasm/), measured as the alternative to the
@@ -28,7 +28,7 @@ const origin: StaticPodOrigin = {
 };
 const wasmOrigin: DecodeOrigin = { source: origin.location, isFile: true, nodeName: "node-1" };
 
-/** The issue's four manifests, each refused by the kubelet 1.32 (#16), as YAML files. */
+/** Four common refusals, each refused by the kubelet 1.32, as YAML files. */
 const refused: Record<string, string> = {
   "memory: 512MB": "containers: [{name: c, image: nginx, resources: {limits: {memory: 512MB}}}]",
   "cpu request 200m > limit 100m":
@@ -217,9 +217,7 @@ if (childVersion) {
       `| ${version} | ${worker.ran ? "runs" : "fails"}: ${ms(worker.totalMs)} (${worker.detail}) | ${accepted.wasm} / ${accepted.port} of ${accepted.of} |`,
     );
   }
-  console.log(
-    "\nThe issue's four manifests:\n\n| kubelet | manifest | wasm | port |\n|---|---|---|---|",
-  );
+  console.log("\nFour common refusals:\n\n| kubelet | manifest | wasm | port |\n|---|---|---|---|");
   for (const { version, refusals } of results) {
     for (const { label, wasm, port } of refusals)
       console.log(`| ${version} | ${label} | ${wasm} | ${port} |`);

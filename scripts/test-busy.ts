@@ -1,4 +1,4 @@
-// npm run test:busy: the test suite while stress-ng keeps both cores busy (issue #20), so that a
+// npm run test:busy: the test suite while stress-ng keeps both cores busy, so that a
 // test that holds only on an idle machine fails here rather than on a newcomer's laptop. The
 // pretest (tools, oracles) runs first, unloaded; then `npm test`'s own command runs beside
 // `stress-ng --cpu 2`, which is stopped when the suite ends and stops by itself after an hour.

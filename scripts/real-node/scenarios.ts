@@ -1,4 +1,4 @@
-// Issue #17 item 2: scenarios played on the real node, each checked on both sides. The
+// The readiness scenarios played on the real node, each checked on both sides. The
 // kubelet's side: its /metrics, its -v=4 log lines, the containers containerd runs, its mirror
 // pods in the API. The exporter's side: its /metrics. Every wait has a generous bound (the
 // machine is shared); the time each took to converge is printed, never asserted.

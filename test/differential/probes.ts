@@ -2,7 +2,7 @@
 // its PodOperations and notification modes (info), whether an update copies the generation (a
 // merge), and whether a static pod manifest is refused (one file listed by the file source) for
 // manifests chosen where releases differ (API object references, refused from 1.34) and the
-// issue's four bodies. scripts/oracle/table.ts turns the answers into the version
+// four common invalid bodies. scripts/oracle/table.ts turns the answers into the version
 // table; test/differential/version_table.test.ts checks the table against the oracles CI builds.
 import type { OracleRequest } from "./theirs.js";
 
@@ -186,7 +186,7 @@ const referenceProbes = [
   "serviceAccountName",
   "a persistentVolumeClaim volume",
 ];
-/** The oracle issue's (#16) four invalid bodies. */
+/** Four common invalid bodies: a bad quantity, requests above limits, a `..` path, a spaced image. */
 const invalidProbes = [
   "memory limit 512MB",
   "cpu request 200m above limit 100m",

@@ -1,10 +1,10 @@
 // Where the copy's refusal texts may part from the kubelet's (test/differential/verdicts.ts
 // textDivergence: the field of the last error both texts name before they differ), for file and
-// URL verdicts alike, both sides refusing, and why (docs/validation.md "refusal-texts"). Session
-// 7 pruned the list to the paths whose cause is not ported and cannot be: the campaigns at
-// 1106900 (seven runs of 100,000 manifests and 5,000 URL bodies over every minor) parted only at
-// these, and every path of the former "error lists part after this field" class traced to a
-// cause since fixed. A path not listed fails the differential tests until it is understood.
+// URL verdicts alike, both sides refusing, and why (docs/validation.md "refusal-texts"). Only
+// paths whose cause is not ported and cannot be are listed: seven campaigns of 100,000
+// manifests and 5,000 URL bodies over every minor part only at these. Error lists that part
+// after a field's error are a bug of the copy, not an entry here. A path not listed fails the
+// differential tests until it is understood.
 
 /** The parser's wording: a manifest that does not parse (Go's yaml and encoding/json word it otherwise). */
 const parserWording = ["(start)"];

@@ -1,6 +1,6 @@
 // The differential sample npm test runs for one kubelet minor (the oldest and the newest
 // claimed, whose oracles CI builds): a seeded campaign small enough for minutes on a loaded
-// 2-core machine, the four refused bodies, and the verdict: any divergence not declared
+// 2-core machine, four common refused bodies, and the verdict: any divergence not declared
 // in declared.ts fails with its minimal counterexample.
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, rm } from "node:fs/promises";

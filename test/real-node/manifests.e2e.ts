@@ -1,6 +1,6 @@
 // The shipped manifests against the real kube-apiserver of the real node
 // (run by npm run e2e:node, which sets REALNODE_KUBECONFIG). Every rendered overlay, and the
-// chart's `helm template` for each case of its values matrix (test/support/chart.ts, #19), is
+// chart's `helm template` for each case of its values matrix (test/support/chart.ts), is
 // applied with server-side dry-run after the prometheus-operator CRDs and the VPA's CRD it uses
 // (from their Go modules in the module cache: no other network), and the exporter's RBAC is judged
 // by the API server's own authorizer (kubectl auth can-i --as, a SubjectAccessReview).

@@ -1,4 +1,4 @@
-// Each source decodes on a thread of its own (#18 item 4): a manifest URL whose body takes seconds
+// Each source decodes on a thread of its own: a manifest URL whose body takes seconds
 // to decode never delays a static pod added meanwhile. With one shared thread the added file
 // waited behind the URL's body (11.9 s behind a 10 MiB body every second).
 import assert from "node:assert/strict";

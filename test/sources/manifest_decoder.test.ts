@@ -20,7 +20,7 @@ const shared = new ManifestDecoder();
 after(() => shared.close());
 
 /**
- * The issue's manifest: a pod with 40,000 annotations, about 850 KB of YAML (over the API's
+ * A hostile manifest: a pod with 40,000 annotations, about 850 KB of YAML (over the API's
  * 256 KiB for all annotations: the kubelet's validation refuses it). With `labels`, a valid pod.
  */
 function manyAnnotationsYaml(count = 40_000, field = "annotations"): string {
