@@ -32,7 +32,8 @@ const defaultRows: Row[] = [
   [250, 200],
   [1000, 25],
   [1000, 50],
-  // Forty times the old ceiling at 1,000 pods: overload for the old code, not for this one.
+  // Forty times the ceiling of one SET per event at 1,000 pods: overload for that design, not
+  // for this one.
   [1000, 2000],
 ];
 /** BENCH_CHURN_ROWS=250x200,1000x50 runs only those rows. */

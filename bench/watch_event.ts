@@ -21,7 +21,7 @@ const sizes = [110, 250, 1_000];
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 /** BENCH_CHECKPOINTS=1: the api channel keeps a checkpoint directory, as --checkpoint-dir does. */
 const checkpoints = process.env.BENCH_CHECKPOINTS === "1";
-/** Events per round: enough for a stable CPU figure, few enough for the old code's cost. */
+/** Events per round: enough for a stable CPU figure, few enough for a slower checkout's cost. */
 const eventsPerRound = (n: number): number => Math.max(50, Math.round(30_000 / n));
 
 async function waitFor(condition: () => boolean): Promise<void> {
