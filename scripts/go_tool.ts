@@ -1,11 +1,11 @@
-// Go programs the tests run (helm, actionlint), built with `go install` at a pinned version once
+// Go programs the tests run (helm, actionlint, jb), built with `go install` at a pinned version once
 // per machine: into a cache shared by every checkout and CI clone ($PODCONFIG_TOOLS_CACHE, or
 // $XDG_CACHE_HOME or ~/.cache, then podconfig-exporter/go-tools/<name>@<version>/), under a lock
 // (flock) so that test files asking at once wait for one build instead of each compiling it.
 // The Go module proxy serves their sources; nothing else is downloaded.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 
 export interface GoTool {
@@ -16,6 +16,12 @@ export interface GoTool {
   /** The package to install, e.g. helm.sh/helm/v4/cmd/helm. */
   pkg: string;
   version: string;
+  /**
+   * Build it as the `tool` of a module that requires the version, instead of `go install
+   * pkg@version`, which reads the module's version list for deprecation notices: for a module
+   * whose list the proxy refuses (jsonnet-bundler's). The binary is the same, stamped alike.
+   */
+  asModuleTool?: boolean;
 }
 
 /** The module version a binary was built from, as `go version -m` reads it. */
@@ -42,23 +48,32 @@ export function ensureGoTool(tool: GoTool): string {
   if (existsSync(path) && builtVersion(path, tool.module) === tool.version) return path;
   mkdirSync(dir, { recursive: true });
   const started = Date.now();
+  const module = tool.asModuleTool ? toolModule(tool) : undefined;
+  const build = module
+    ? 'cd "$5" && nice -n 10 go mod tidy && exec nice -n 10 go install tool'
+    : 'exec nice -n 10 go install "$4"';
   // Under the lock, a binary another process finished meanwhile is kept; go install replaces
   // a file only once it is built, so a reader never runs half of one.
-  execFileSync(
-    "flock",
-    [
-      join(dir, ".lock"),
-      "sh",
-      "-c",
-      'go version -m "$1" 2>/dev/null | grep -q "^[[:space:]]*mod[[:space:]]*$2[[:space:]]*$3\\b" || exec nice -n 10 go install "$4"',
-      "sh",
-      path,
-      tool.module,
-      tool.version,
-      `${tool.pkg}@${tool.version}`,
-    ],
-    { env: { ...process.env, GOBIN: dir }, stdio: ["ignore", "inherit", "inherit"] },
-  );
+  try {
+    execFileSync(
+      "flock",
+      [
+        join(dir, ".lock"),
+        "sh",
+        "-c",
+        `go version -m "$1" 2>/dev/null | grep -q "^[[:space:]]*mod[[:space:]]*$2[[:space:]]*$3\\b" || ${build}`,
+        "sh",
+        path,
+        tool.module,
+        tool.version,
+        `${tool.pkg}@${tool.version}`,
+        module ?? "",
+      ],
+      { env: { ...process.env, GOBIN: dir }, stdio: ["ignore", "inherit", "inherit"] },
+    );
+  } finally {
+    if (module) rmSync(module, { recursive: true, force: true });
+  }
   const installed = builtVersion(path, tool.module);
   if (installed !== tool.version)
     throw new Error(`go install gave ${tool.name} ${installed}, not ${tool.version}`);
@@ -66,4 +81,14 @@ export function ensureGoTool(tool: GoTool): string {
   if (seconds > 5)
     process.stderr.write(`${tool.name} ${tool.version}: ready in ${path} after ${seconds} s\n`);
   return path;
+}
+
+/** A throwaway module whose one tool is the package, at the pinned version (go mod tidy pins the rest). */
+function toolModule(tool: GoTool): string {
+  const dir = mkdtempSync(join(tmpdir(), `go-tool-${tool.name}-`));
+  writeFileSync(
+    join(dir, "go.mod"),
+    `module podconfig-exporter/go-tools/${tool.name}\n\ngo 1.26\n\ntool ${tool.pkg}\n\nrequire ${tool.module} ${tool.version}\n`,
+  );
+  return dir;
 }

@@ -1,10 +1,12 @@
 // npm's pretest: makes sure the programs the tests run (Prometheus, promtool, Alertmanager,
-// amtool, Chromium) are installed and helm is built (scripts/helm.ts), so `npm test` on a fresh
-// Debian machine runs every test instead of failing seven with ENOENT. As root with apt it installs Debian's packages; anyone
-// else is stopped at once with the one command to run. Nothing is ever skipped.
+// amtool, Chromium, jsonnet) are installed and helm, jb and go-jsonnet are built
+// (scripts/helm.ts, scripts/jsonnet_tools.ts), so `npm test` on a fresh Debian machine runs every
+// test instead of failing seven with ENOENT. As root with apt it installs Debian's packages;
+// anyone else is stopped at once with the one command to run. Nothing is ever skipped.
 // --dry-run (or PODCONFIG_PROVISION_DRY_RUN=1) prints the plan and changes nothing.
 import { spawnSync } from "node:child_process";
 import { ensureHelm } from "./helm.js";
+import { ensureGoJsonnet, ensureJsonnetBundler } from "./jsonnet_tools.js";
 import { describeMissing, findOnPath, missingTools, planProvisioning } from "./test_tools.js";
 
 const dryRun =
@@ -50,6 +52,10 @@ function provision(): number {
 }
 
 process.exitCode = provision();
-// helm, which three test files run, built here once (a cold build takes minutes) rather than by
-// whichever of them asks first while the others wait on its lock.
-if (process.exitCode === 0 && !dryRun) ensureHelm();
+// helm, which three test files run, and the jsonnet tools, built here once (a cold build of helm
+// takes minutes) rather than by whichever test asks first while the others wait on its lock.
+if (process.exitCode === 0 && !dryRun) {
+  ensureHelm();
+  ensureJsonnetBundler();
+  ensureGoJsonnet();
+}
