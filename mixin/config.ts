@@ -30,7 +30,8 @@ export interface MixinConfig {
   nodeLabel: string;
   /**
    * Whether series carry `clusterLabel`: alerts and recording rules then aggregate and join per
-   * cluster, and the dashboards get a cluster variable. Off for a single-cluster Prometheus.
+   * cluster. Off for a single-cluster Prometheus. The dashboards do not depend on it: their
+   * cluster variable's "All" also matches series without the label.
    */
   showMultiCluster: boolean;
   /** Runbook URL of an alert: `%s` is replaced by the alert's name in lower case. */

@@ -13,6 +13,7 @@ import {
   committedFiles,
   DASHBOARDS_DIR,
   DEMO_RULES_DIR,
+  JSONNET_DIRS,
   RULES_DIR,
   renderMixin,
 } from "./render.js";
@@ -23,6 +24,7 @@ const GENERATED: [string, string][] = [
   [DASHBOARDS_DIR, ".json"],
   [DEMO_RULES_DIR, ".rules.yml"],
   [CHART_DASHBOARDS_DIR, ".json"],
+  ...JSONNET_DIRS.map((dir): [string, string] => [dir, ".libsonnet"]),
 ];
 
 function main(): void {

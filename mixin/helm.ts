@@ -4,10 +4,9 @@
 // effective configuration, the named template podconfig-exporter.mixin, its selector following
 // the enabled scrape path). The chart renders them with `tpl`; so `helm template` gives what
 // `npm run mixin` gives for the same configuration (test/observability/chart_mixin.test.ts).
-
-import { isOptionalFor } from "./jsonnet.js";
 import { grafanaDashboards, prometheusAlerts, prometheusRules } from "./mixin.js";
 import {
+  isOptionalFor,
   LabelsKey,
   numberOrigin,
   type Origin,

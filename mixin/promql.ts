@@ -28,11 +28,20 @@ export const list = (labels: string[]): string => labels.join(", ");
  * node: `printf "<metric>{job=%q,instance=%q}<rest>" $labels.job $labels.instance`.
  */
 export function nodeQuery(cfg: MixinConfig, metric: string, rest = ""): string {
-  const labels = nodeLabels(cfg);
-  const matchers = labels.map((l) => `${l}=%q`).join(",");
-  const args = labels.map((l) => ` $labels.${l}`).join("");
-  return `printf "${metric}{${matchers}}${rest}"${args} | query`;
+  return `printf "${metric}{${nodeMatchers(cfg)}}${rest}"${nodeArgs(cfg)} | query`;
 }
+
+/** nodeQuery's matchers: `job=%q,instance=%q`, a `%q` per node label. */
+export const nodeMatchers = (cfg: MixinConfig): string =>
+  nodeLabels(cfg)
+    .map((l) => `${l}=%q`)
+    .join(",");
+
+/** nodeQuery's printf arguments: ` $labels.job $labels.instance`, one per node label. */
+export const nodeArgs = (cfg: MixinConfig): string =>
+  nodeLabels(cfg)
+    .map((l) => ` $labels.${l}`)
+    .join("");
 
 /** `max_over_time(<metric>{selector}[gaugeLookback])`, or another *_over_time. */
 export const overLookback = (cfg: MixinConfig, fn: string, metric: string): string =>

@@ -7,7 +7,7 @@ import { alertmanagerConfig } from "./alertmanager.js";
 import { defaultConfig, loadConfig, type MixinConfig } from "./config.js";
 import { demoOverrides } from "./demo.js";
 import { chartMixinFiles } from "./helm.js";
-import { jsonnetMixin } from "./jsonnet.js";
+import { jsonnetMixinFiles } from "./jsonnet.js";
 import { prometheusAlerts, prometheusRules } from "./mixin.js";
 import type { AlertingRule, RecordingRule, RuleGroup } from "./rule.js";
 
@@ -31,8 +31,8 @@ function ruleFile(group: RuleGroup<AlertingRule | RecordingRule>): MixinFile {
   return { path: `${RULES_DIR}/${group.name}.rules.yml`, content: HEADER + yaml };
 }
 
-/** The jsonnet mixin, for jb and kube-prometheus (mixin/jsonnet.ts). */
-export const JSONNET_MIXIN = "mixin/mixin.libsonnet";
+/** The jsonnet mixin's folders under mixin/ (mixin/jsonnet.ts writes every .libsonnet file). */
+export const JSONNET_DIRS = ["mixin/alerts", "mixin/rules", "mixin/dashboards", "mixin/lib"];
 
 /**
  * Everything `npm run mixin` commits: the default configuration's files, the demo's rules, the
@@ -45,7 +45,7 @@ export function committedFiles(): MixinFile[] {
   return [
     ...renderMixin(defaultConfig),
     ...demoRules,
-    { path: JSONNET_MIXIN, content: jsonnetMixin() },
+    ...jsonnetMixinFiles(),
     ...chartMixinFiles(),
   ];
 }

@@ -28,6 +28,10 @@ export type Origin =
   /** An alert's severity (alerts.<name>.severity, else the mixin's). */
   | { kind: "alertSeverity"; alert: string; fallback: string };
 
+/** The `for` of an alert that has none unless `alerts` gives it one. */
+export const isOptionalFor = (o: Origin): boolean =>
+  o.kind === "alertFor" && o.fallback === undefined;
+
 export interface Token {
   text: string;
   /** Whole words only: a number is not part of a longer one. */

@@ -38,7 +38,7 @@ export const testTools: readonly TestTool[] = [
   {
     command: "jsonnet",
     debianPackage: "jsonnet",
-    neededBy: "the jsonnet mixin test (mixin/mixin.libsonnet against the TypeScript generator)",
+    neededBy: "the jsonnet mixin test (the C++ jsonnet users may run, on the default _config)",
   },
   {
     command: "openssl",

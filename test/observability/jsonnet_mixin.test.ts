@@ -1,43 +1,24 @@
-// mixin/mixin.libsonnet, rendered by jsonnet (Debian's, the C++ one), gives what the TypeScript
-// generator gives for the same _config: prometheusAlerts, prometheusRules and grafanaDashboards,
-// for the defaults, the demo configuration, and a configuration that changes every key (a
-// multi-cluster one, durations in hours and minutes, a fraction, a runbook pattern with a suffix).
-// The library is what `npm run mixin` writes (mixin.test.ts checks the committed copy), needs no
-// other library, and is importable the way jb vendors it (mixin/jsonnetfile.json).
+// The jsonnet mixin under mixin/ (config.libsonnet, alerts/, rules/, dashboards/, written by
+// `npm run mixin`) gives what the TypeScript generator gives for the same _config:
+// prometheusAlerts, prometheusRules and grafanaDashboards, for the defaults, the demo
+// configuration, multi-cluster, and a configuration that changes every key (durations in hours
+// and minutes, a fraction, a runbook pattern with a suffix, per-alert overrides), each given as
+// `_config+::` overrides. go-jsonnet (pinned, built once per machine) renders every case;
+// Debian's C++ jsonnet renders the defaults, as users run either.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { loadConfig } from "../../mixin/config.js";
 import { demoOverrides } from "../../mixin/demo.js";
-import { jsonnetMixin } from "../../mixin/jsonnet.js";
-import { grafanaDashboards, prometheusAlerts, prometheusRules } from "../../mixin/mixin.js";
+import { jsonnetMixinFiles } from "../../mixin/jsonnet.js";
+import { ensureGoJsonnet } from "../../scripts/jsonnet_tools.js";
 import { repoRoot } from "../../scripts/render_deploy.js";
+import { jsonnetMixin, typescriptMixin } from "../support/jsonnet.js";
 import { everyKey } from "../support/mixin_configs.js";
 
 const mixinDir = join(repoRoot, "mixin");
-
-function typescript(overrides: object): unknown {
-  const cfg = loadConfig(overrides);
-  return JSON.parse(
-    JSON.stringify({
-      prometheusAlerts: prometheusAlerts(cfg),
-      prometheusRules: prometheusRules(cfg),
-      grafanaDashboards: grafanaDashboards(cfg),
-    }),
-  );
-}
-
-function jsonnet(overrides: object): unknown {
-  const code = `local mixin = (import 'mixin.libsonnet') + { _config+:: ${JSON.stringify(overrides)} };
-{ prometheusAlerts: mixin.prometheusAlerts, prometheusRules: mixin.prometheusRules, grafanaDashboards: mixin.grafanaDashboards }`;
-  const out = execFileSync("jsonnet", ["-J", mixinDir, "-e", code], {
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return JSON.parse(out);
-}
 
 test("everyKey changes every _config key", () => {
   assert.deepEqual(Object.keys(everyKey).sort(), Object.keys(loadConfig({})).sort());
@@ -51,12 +32,33 @@ for (const [name, overrides] of [
   ["the defaults, multi-cluster", { showMultiCluster: true }],
   ["every key changed", everyKey],
 ] as const)
-  test(`jsonnet renders what the TypeScript generator renders: ${name}`, () => {
-    assert.deepEqual(jsonnet(overrides), typescript(overrides));
+  test(`go-jsonnet renders what the TypeScript generator renders: ${name}`, () => {
+    const rendered = jsonnetMixin(ensureGoJsonnet(), mixinDir, "mixin.libsonnet", overrides);
+    assert.deepEqual(rendered, typescriptMixin(overrides));
   });
 
-test("the committed mixin.libsonnet is what the generator writes, and jb can vendor the directory", () => {
-  assert.equal(readFileSync(join(mixinDir, "mixin.libsonnet"), "utf8"), jsonnetMixin());
+test("Debian's jsonnet renders what the TypeScript generator renders: the defaults", () => {
+  assert.deepEqual(jsonnetMixin("jsonnet", mixinDir, "mixin.libsonnet", {}), typescriptMixin({}));
+});
+
+test("the committed jsonnet files are what the generator writes, jsonnetfmt-clean, and jb can vendor the directory", () => {
+  for (const { path, content } of jsonnetMixinFiles())
+    assert.equal(readFileSync(join(repoRoot, path), "utf8"), content, `${path}: run npm run mixin`);
+  const libsonnet = jsonnetMixinFiles().map((f) => join(repoRoot, f.path));
+  const fmt = spawnSync("jsonnetfmt", ["--test", ...libsonnet], { encoding: "utf8" });
+  assert.equal(fmt.status, 0, `laid out as jsonnetfmt writes them ${fmt.stdout}${fmt.stderr}`);
   const jsonnetfile = JSON.parse(readFileSync(join(mixinDir, "jsonnetfile.json"), "utf8"));
   assert.deepEqual(jsonnetfile.dependencies, [], "nothing to fetch");
+});
+
+test("each alert is written once, and showMultiCluster is read in one place", () => {
+  const text = jsonnetMixinFiles()
+    .map((f) => f.content)
+    .join("\n");
+  const { groups } = typescriptMixin({}).prometheusAlerts as {
+    groups: { rules: { alert: string }[] }[];
+  };
+  for (const { alert } of groups.flatMap((g) => g.rules))
+    assert.equal(text.split(`alert: '${alert}',`).length - 1, 1, `${alert} is written once`);
+  assert.equal(text.split("c.showMultiCluster").length - 1, 1, "the label lists of lib/utils");
 });

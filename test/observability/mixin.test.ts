@@ -15,6 +15,7 @@ import {
   committedFiles,
   DASHBOARDS_DIR,
   DEMO_RULES_DIR,
+  JSONNET_DIRS,
   RULES_DIR,
   renderMixin,
 } from "../../mixin/render.js";
@@ -33,13 +34,14 @@ const tmp = async (t: { after: (fn: () => Promise<void>) => void }) => {
 };
 
 describe("the committed mixin output", () => {
-  test("is exactly what `npm run mixin` generates (default configuration, demo rules)", async () => {
+  test("is exactly what `npm run mixin` generates (default configuration, demo rules, jsonnet)", async () => {
     const files = committedFiles();
     for (const [dir, suffix] of [
       [RULES_DIR, ".rules.yml"],
       [DASHBOARDS_DIR, ".json"],
       [DEMO_RULES_DIR, ".rules.yml"],
-    ] as const) {
+      ...JSONNET_DIRS.map((dir) => [dir, ".libsonnet"] as const),
+    ]) {
       const onDisk = (await readdir(join(root, dir))).filter((f) => f.endsWith(suffix)).sort();
       const generated = files
         .filter((f) => f.path.startsWith(`${dir}/`))
