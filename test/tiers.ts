@@ -23,6 +23,7 @@ export const IntegrationTests: Readonly<Record<string, string>> = {
   "test/observability/compose.test.ts": "Debian's Prometheus, Alertmanager, docker",
   "test/observability/dashboards.test.ts": "Debian's Prometheus",
   "test/observability/deploy.test.ts": "kubectl's kustomize",
+  "test/observability/jsonnet_install.test.ts": "jb and go-jsonnet, built with Go",
   "test/observability/jsonnet_mixin.test.ts": "go-jsonnet, built with Go; Debian's jsonnet",
   "test/observability/kubelet_e2e.test.ts": "Debian's Prometheus",
   "test/observability/mixin.test.ts": "promtool",

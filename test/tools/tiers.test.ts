@@ -17,6 +17,7 @@ const toolHelpers = [
   /observability\/exec\.js/,
   /schema\/run\.js/,
   /differential\/sample\.js/,
+  /jsonnet_tools\.js/,
   /\bhelmBinary\b|\bpromtool\b|\bactionlint\b/,
 ];
 
