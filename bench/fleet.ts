@@ -22,6 +22,7 @@ import { dashboardQueries } from "../dashboards/queries.js";
 import { defaultConfig } from "../mixin/config.js";
 import { RULES_DIR, renderMixin } from "../mixin/render.js";
 import { eventually } from "../test/server/helpers.js";
+import { engineBench } from "./fleet_engine.js";
 import { captureExposition, exposition, fleet } from "./fleet_nodes.js";
 
 const sizes = (process.env.BENCH_NODES ?? "1000,5000").split(",").map(Number);
@@ -171,6 +172,10 @@ async function run(n: number, template: string[]): Promise<void> {
   }
 }
 
-const template = await captureExposition();
-console.log(`template: ${template.filter((l) => !l.startsWith("#")).length} series per node`);
-for (const n of sizes) await run(n, template);
+if (process.argv.includes("--engine")) {
+  process.exitCode = await engineBench(process.argv);
+} else {
+  const template = await captureExposition();
+  console.log(`template: ${template.filter((l) => !l.startsWith("#")).length} series per node`);
+  for (const n of sizes) await run(n, template);
+}

@@ -11,6 +11,8 @@ export interface DashboardQuery {
   panel: string;
   refId: string;
   expr: string;
+  /** An instant query (stats, bar gauges, tables); otherwise a range query (time series). */
+  instant: boolean;
 }
 
 export interface QueryVariables {
@@ -57,13 +59,18 @@ export function queriesOf(dashboard: Dashboard, vars: QueryVariables = {}): Dash
   for (const panel of panelsOf(dashboard)) {
     if (panel.type === "row" || !("targets" in panel)) continue;
     for (const target of panel.targets ?? []) {
-      const { expr, refId } = target as { expr?: string; refId?: string };
+      const { expr, refId, instant } = target as {
+        expr?: string;
+        refId?: string;
+        instant?: boolean;
+      };
       if (expr === undefined) continue;
       queries.push({
         dashboard: dashboard.uid ?? "",
         panel: panel.title ?? "",
         refId: refId ?? "",
         expr: substitute(expr, vars),
+        instant: instant === true,
       });
     }
   }
