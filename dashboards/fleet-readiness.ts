@@ -119,13 +119,13 @@ const now = (s: Scope) => [
   timeSeries({
     title: "Nodes not ready: time waited, longest 20",
     description:
-      "Seconds each node has been waiting for all its sources to be ready (SourcesReady.allReady() false since the exporter started), for the 20 nodes waiting longest at each moment. A ready node leaves the panel, so it stays readable at thousands of nodes; 'Nodes not ready' above counts them all.",
+      "Seconds each node has been waiting for all its sources to be ready (SourcesReady.allReady() false since the exporter started), for the 20 nodes waiting longest at each moment (recording rule instance:podconfig_sources_not_ready:waited_seconds). A ready node leaves the panel, so it stays readable at thousands of nodes; 'Nodes not ready' above counts them all.",
     unit: "s",
     width: 24,
     height: 8,
     queries: [
       {
-        expr: `topk(20, (time() - ${s.sel("podconfig_start_time_seconds")}) and on (${s.node}) (max by (${s.node}) (${s.sel("podconfig_sources_ready")}) == 0))`,
+        expr: `topk(20, ${s.sel("instance:podconfig_sources_not_ready:waited_seconds")})`,
         legend: "{{instance}}",
       },
     ],
@@ -243,25 +243,28 @@ const stuck = (s: Scope) => [
   timeSeries({
     title: "Stuck sources by source",
     description:
-      "Number of nodes on which each source is registered but not ready (not both stored and seen). A whole-fleet http line usually means the manifest URL is not served (#15122); an api line, an unreachable API server (#88402).",
+      "Number of nodes on which each source is registered but not ready (not both stored and seen; recording rule instance_source:podconfig_source_not_ready:waited_seconds). A whole-fleet http line usually means the manifest URL is not served (#15122); an api line, an unreachable API server (#88402).",
     unit: "short",
     width: 8,
     height: 9,
     queries: [
-      { expr: `count by (source) (${s.sel("podconfig_source_ready")} == 0)`, legend: "{{source}}" },
+      {
+        expr: `count by (source) (${s.sel("instance_source:podconfig_source_not_ready:waited_seconds")})`,
+        legend: "{{source}}",
+      },
     ],
   }),
   basics(new TableBuilder(), {
     title: "Stuck sources",
     runbooks: runbooks(s, "PodConfigSourceNotReady"),
     description:
-      "The (node, source) pairs that are not ready, with the seconds since that exporter started waiting: the 50 waiting longest.",
+      "The (node, source) pairs that are not ready, with the seconds since that exporter started waiting: the 50 waiting longest (recording rule instance_source:podconfig_source_not_ready:waited_seconds).",
     unit: "s",
     width: 8,
     height: 9,
     queries: [
       {
-        expr: `topk(50, (${s.sel("podconfig_source_ready")} == 0) + on (${s.node}) group_left () (time() - ${s.sel("podconfig_start_time_seconds")}))`,
+        expr: `topk(50, ${s.sel("instance_source:podconfig_source_not_ready:waited_seconds")})`,
         instant: true,
         format: TABLE,
       },

@@ -11,6 +11,7 @@ import { readinessAlerts } from "./alerts/readiness.js";
 import { sourceAlerts } from "./alerts/sources.js";
 import type { MixinConfig } from "./config.js";
 import type { AlertingRule, RecordingRule, RuleGroup } from "./rule.js";
+import { notReadyRules } from "./rules/not_ready.js";
 import { timeToReadyRules } from "./rules/time_to_ready.js";
 
 export function prometheusAlerts(cfg: MixinConfig): { groups: RuleGroup<AlertingRule>[] } {
@@ -31,7 +32,7 @@ export function prometheusAlerts(cfg: MixinConfig): { groups: RuleGroup<Alerting
 }
 
 export function prometheusRules(cfg: MixinConfig): { groups: RuleGroup<RecordingRule>[] } {
-  return { groups: [timeToReadyRules(cfg)] };
+  return { groups: [timeToReadyRules(cfg), notReadyRules(cfg)] };
 }
 
 /** Dashboard JSON by file name. */

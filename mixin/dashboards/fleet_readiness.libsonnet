@@ -572,8 +572,9 @@ local utils = import '../lib/utils.libsonnet';
           description: utils.fold(|||
             Seconds each node has been waiting for all its sources to be ready
             (SourcesReady.allReady() false since the exporter started), for the 20 nodes waiting
-            longest at each moment. A ready node leaves the panel, so it stays readable at thousands
-            of nodes; 'Nodes not ready' above counts them all.
+            longest at each moment (recording rule
+            instance:podconfig_sources_not_ready:waited_seconds). A ready node leaves the panel, so
+            it stays readable at thousands of nodes; 'Nodes not ready' above counts them all.
           |||),
           datasource: {
             type: 'prometheus',
@@ -588,11 +589,9 @@ local utils = import '../lib/utils.libsonnet';
           targets: [
             {
               expr: utils.fold(|||
-                topk(20, (time() - podconfig_start_time_seconds{%(clusterLabel)s=~"$cluster",
-                job=~"$job", instance=~"$instance"}) and on (%(clusterLabel)s, job, instance) (max
-                by (%(clusterLabel)s, job, instance)
-                (podconfig_sources_ready{%(clusterLabel)s=~"$cluster", job=~"$job",
-                instance=~"$instance"}) == 0))
+                topk(20,
+                instance:podconfig_sources_not_ready:waited_seconds{%(clusterLabel)s=~"$cluster",
+                job=~"$job", instance=~"$instance"})
               |||) % p,
               refId: 'A',
               datasource: {
@@ -1070,8 +1069,9 @@ local utils = import '../lib/utils.libsonnet';
           title: 'Stuck sources by source',
           description: utils.fold(|||
             Number of nodes on which each source is registered but not ready (not both stored and
-            seen). A whole-fleet http line usually means the manifest URL is not served (#15122); an
-            api line, an unreachable API server (#88402).
+            seen; recording rule instance_source:podconfig_source_not_ready:waited_seconds). A
+            whole-fleet http line usually means the manifest URL is not served (#15122); an api
+            line, an unreachable API server (#88402).
           |||),
           datasource: {
             type: 'prometheus',
@@ -1086,8 +1086,9 @@ local utils = import '../lib/utils.libsonnet';
           targets: [
             {
               expr: utils.fold(|||
-                count by (source) (podconfig_source_ready{%(clusterLabel)s=~"$cluster", job=~"$job",
-                instance=~"$instance"} == 0)
+                count by (source)
+                (instance_source:podconfig_source_not_ready:waited_seconds{%(clusterLabel)s=~"$cluster",
+                job=~"$job", instance=~"$instance"})
               |||) % p,
               refId: 'A',
               datasource: {
@@ -1159,7 +1160,8 @@ local utils = import '../lib/utils.libsonnet';
           title: 'Stuck sources',
           description: utils.fold(|||
             The (node, source) pairs that are not ready, with the seconds since that exporter
-            started waiting: the 50 waiting longest.
+            started waiting: the 50 waiting longest (recording rule
+            instance_source:podconfig_source_not_ready:waited_seconds).
           |||),
           datasource: {
             type: 'prometheus',
@@ -1174,10 +1176,9 @@ local utils = import '../lib/utils.libsonnet';
           targets: [
             {
               expr: utils.fold(|||
-                topk(50, (podconfig_source_ready{%(clusterLabel)s=~"$cluster", job=~"$job",
-                instance=~"$instance"} == 0) + on (%(clusterLabel)s, job, instance) group_left ()
-                (time() - podconfig_start_time_seconds{%(clusterLabel)s=~"$cluster", job=~"$job",
-                instance=~"$instance"}))
+                topk(50,
+                instance_source:podconfig_source_not_ready:waited_seconds{%(clusterLabel)s=~"$cluster",
+                job=~"$job", instance=~"$instance"})
               |||) % p,
               refId: 'A',
               datasource: {

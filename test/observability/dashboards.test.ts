@@ -271,7 +271,7 @@ describe("dashboards/*.json", () => {
       /count\(podconfig_sources_ready\{[^}]*\} == 0\)/,
       /job:podconfig_time_to_ready_seconds:quantile/,
       /topk\(10, /,
-      /count by \(source\) \(podconfig_source_ready\{[^}]*\} == 0\)/,
+      /count by \(source\) \(instance_source:podconfig_source_not_ready:waited_seconds\{[^}]*\}\)/,
       /changes\(podconfig_start_time_seconds\{[^}]*\}\[\$__range\]\)/,
     ])
       assert.ok(
