@@ -1,6 +1,7 @@
-// GET requests to the API server with the kubeconfig's endpoint, TLS material and credentials,
-// streamed: a watch is a response that never ends on its own. Credentials go into request
-// options only; nothing here puts a header, token or URL userinfo into an error.
+// Requests to the API server with the kubeconfig's endpoint, TLS material and credentials:
+// GETs streamed (a watch is a response that never ends on its own), and the writes of Events
+// and node conditions. Credentials go into request options only; nothing here puts a header,
+// token or URL userinfo into an error.
 import type { IncomingMessage } from "node:http";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
@@ -9,10 +10,19 @@ import { errorMessage } from "../error_message.js";
 import { ApiSourceError } from "./error.js";
 import type { KubeConfig } from "./kubeconfig.js";
 
-const userAgent = "podconfig-exporter";
+/** A request with a body: a create (POST), a patch (PATCH) or an update (PUT). */
+export interface ApiWrite {
+  method: "POST" | "PATCH" | "PUT";
+  /** Its media type, e.g. application/strategic-merge-patch+json for a patch. */
+  contentType: string;
+  body: string;
+}
 
 export class ApiClient {
-  constructor(private readonly kubeConfig: KubeConfig) {}
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly userAgent = "podconfig-exporter",
+  ) {}
 
   /** scheme://host:port of the API server, for logs (no userinfo, no path). */
   get server(): string {
@@ -21,15 +31,25 @@ export class ApiClient {
   }
 
   /** Sends GET `path` (with query) and resolves with the response head; the body is the caller's. */
-  async get(path: string, signal: AbortSignal): Promise<IncomingMessage> {
+  get(path: string, signal: AbortSignal): Promise<IncomingMessage> {
+    return this.request(path, signal);
+  }
+
+  /** Sends `write` (else a GET) to `path`; resolves with the response head, the body the caller's. */
+  async request(path: string, signal: AbortSignal, write?: ApiWrite): Promise<IncomingMessage> {
     const server = this.kubeConfig.getCurrentCluster()?.server;
     if (!server) throw new ApiSourceError("fetch", "kubeconfig has no current cluster");
     // Concatenated, not resolved: a server URL may carry a path prefix (e.g. behind a proxy).
     const url = new URL(server.replace(/\/+$/, "") + path);
-    const options: RequestOptions = {
-      method: "GET",
-      headers: { Accept: "application/json", "User-Agent": userAgent },
+    const headers: Record<string, string> = {
+      Accept: "application/json",
+      "User-Agent": this.userAgent,
     };
+    if (write) {
+      headers["Content-Type"] = write.contentType;
+      headers["Content-Length"] = String(Buffer.byteLength(write.body));
+    }
+    const options: RequestOptions = { method: write?.method ?? "GET", headers };
     try {
       // Reads token and certificate files per request (rotation), runs an exec plugin when its
       // credentials expired.
@@ -52,7 +72,7 @@ export class ApiClient {
         const refused = (err as NodeJS.ErrnoException).code === "ECONNREFUSED";
         reject(new ApiSourceError("fetch", errorMessage(err), undefined, refused));
       });
-      request.end();
+      request.end(write?.body);
     });
   }
 }
