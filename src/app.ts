@@ -12,6 +12,7 @@ import { startDemoKubelet } from "./demo/kubelet_server.js";
 import { startDemoManifestServer } from "./demo/manifest_server.js";
 import { KubeletCrossCheck } from "./kubelet/cross_check.js";
 import { MirrorPodView, staticPodKey } from "./kubelet/mirror_pods.js";
+import { createReporting } from "./reporting.js";
 import { createHealthRoutes, createRoutes } from "./server/routes.js";
 import { HealthClientLimits, listen, type RunningServer } from "./server/server.js";
 import { sourcesStatus } from "./server/state.js";
@@ -90,6 +91,8 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       );
     return next;
   };
+  // Events and node conditions read the status the HTTP server serves (below).
+  const reporting = createReporting(config, { clock, logger, mirrorPods, status: () => status() });
   const core = createObservedCore({
     version: version.minor,
     clock,
@@ -111,6 +114,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       mirrorPods,
       clock,
       manifests: { verdicts: manifestVerdicts, sources: manifestSources },
+      writes: reporting.metrics,
     },
     onDispatch: () => {
       const readyAt = core.sourcesReady.allReadyAt();
@@ -134,7 +138,13 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
           housekeepingAfterMs: (config.demo?.unavailableForMs ?? 0) + 2000,
         })
       : undefined;
-  const copyDeps = { logger, clock, demoURL: demo?.url, mirrorPods };
+  const copyDeps = {
+    logger,
+    clock,
+    demoURL: demo?.url,
+    mirrorPods,
+    onVerdicts: reporting.onVerdicts,
+  };
   let server: RunningServer;
   let healthServer: RunningServer | undefined;
   let webConfig: WebConfigFile | undefined;
@@ -184,6 +194,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
   }
 
   const copyConfig = (): ExporterConfig => ({ ...config, kubeletVersion: version });
+  reporting.start();
   copy = await startCopy(copyConfig(), core, copyDeps);
   /** A fresh copy on a fresh core from `startTime`, following `next` (the status too) from now. */
   const restartCopy = async (startTime: number, next = version): Promise<void> => {
@@ -225,6 +236,7 @@ export async function startExporter(config: ExporterConfig, deps: ExporterDeps):
       stopped ??= (async () => {
         // First the cross-check, which may be resetting the copy, then the copy itself.
         await crossCheck?.stop();
+        await reporting.stop();
         await copy?.stop();
         webConfig?.close();
         await Promise.all([

@@ -35,6 +35,10 @@ export interface ExporterConfig {
   kubelet: KubeletCrossCheckConfig | undefined;
   /** --demo: the http source polls the built-in manifest server instead of --manifest-url. */
   demo: { unavailableForMs: number } | undefined;
+  /** --events: Events written with the api source's credentials; undefined when off. */
+  events: { startupGraceMs: number } | undefined;
+  /** --node-conditions: this node's PodSourcesReady and StaticPodManifestsAccepted; undefined when off. */
+  nodeConditions: { heartbeatMs: number } | undefined;
   web: {
     listenAddress: ListenAddress;
     /** --web.health-listen-address: /healthz and /readyz alone, unauthenticated. */

@@ -19,6 +19,7 @@ import { checkpointingChannel, restoreCheckpoints } from "./sources/checkpoint/r
 import { FileSource } from "./sources/file/file.js";
 import { HTTPSource } from "./sources/http/http.js";
 import type { PodSource } from "./sources/source.js";
+import type { VerdictListener } from "./sources/verdicts.js";
 import type { ObservedCore } from "./telemetry/observed_core.js";
 
 export interface CopyDeps {
@@ -28,6 +29,8 @@ export interface CopyDeps {
   demoURL: string | undefined;
   /** Reads what the sources send (orphaned mirror pods); none: channels are used as they are. */
   mirrorPods?: MirrorPodView;
+  /** Told each new or changed verdict of the file and http sources. */
+  onVerdicts?: VerdictListener;
 }
 
 export interface RunningCopy {
@@ -61,6 +64,7 @@ function createSources(config: ExporterConfig, podConfig: PodConfig, deps: CopyD
         clock,
         path: config.podManifestPath,
         fileCheckFrequencyMs: config.fileCheckFrequencyMs,
+        onVerdicts: deps.onVerdicts,
       }),
     );
   }
@@ -77,6 +81,7 @@ function createSources(config: ExporterConfig, podConfig: PodConfig, deps: CopyD
         headers: config.manifestURLHeaders,
         headerFiles: config.manifestURLHeaderFiles,
         httpCheckFrequencyMs: config.httpCheckFrequencyMs,
+        onVerdicts: deps.onVerdicts,
       }),
     );
   }

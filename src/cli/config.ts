@@ -224,6 +224,8 @@ export async function resolveConfig(
     ),
     kubelet: kubeletCrossCheck(flags, demo !== undefined),
     demo,
+    events: events(flags, apiserver),
+    nodeConditions: nodeConditions(flags, apiserver),
     web: {
       listenAddress: listenAddress(flags, "web.listen-address", ":9847") as ListenAddress,
       healthListenAddress: listenAddress(flags, "web.health-listen-address", undefined),
@@ -271,6 +273,64 @@ async function kubeletConfig(flags: Flags): Promise<KubeletConfigSources> {
     if (err instanceof KubeletConfigError) throw flags.error("kubelet-config", err.message);
     throw err;
   }
+}
+
+const DefaultEventsGraceMs = 10 * 60_000;
+const DefaultHeartbeatMs = 5 * 60_000;
+/** node-problem-detector's resync period: the conditions are never written more often. */
+const MinHeartbeatMs = 10_000;
+
+/** A setting of a feature that is off: a mistake, never silently ignored. */
+function refuseSettings(flags: Flags, prefix: string, why: string): void {
+  const set = flagSpecs.find(
+    (spec) => spec.name.startsWith(`${prefix}.`) && flags.isSet(spec.name),
+  );
+  if (set) throw flags.error(set.name, `has no effect ${why}`);
+}
+
+/** On by default when an API server is configured; --events=true without one is an error. */
+function events(flags: Flags, apiserver: ApiserverConfig | undefined): ExporterConfig["events"] {
+  const asked = flags.isSet("events") ? flags.bool("events") : undefined;
+  if (asked === true && !apiserver)
+    throw flags.error(
+      "events",
+      "needs the API server: give --kubeconfig, or run in a pod with a service account",
+    );
+  if (asked === false || !apiserver) {
+    refuseSettings(
+      flags,
+      "events",
+      asked === false
+        ? "with --events=false"
+        : "without the API server (no --kubeconfig, not in a pod)",
+    );
+    return undefined;
+  }
+  const startupGraceMs = flags.duration("events.startup-grace-period") ?? DefaultEventsGraceMs;
+  if (startupGraceMs < 0) throw flags.error("events.startup-grace-period", "must not be negative");
+  return { startupGraceMs };
+}
+
+function nodeConditions(
+  flags: Flags,
+  apiserver: ApiserverConfig | undefined,
+): ExporterConfig["nodeConditions"] {
+  if (!flags.bool("node-conditions")) {
+    refuseSettings(flags, "node-conditions", "without --node-conditions");
+    return undefined;
+  }
+  if (!apiserver)
+    throw flags.error(
+      "node-conditions",
+      "needs the API server: give --kubeconfig, or run in a pod with a service account",
+    );
+  const heartbeatMs = flags.duration("node-conditions.heartbeat-period") ?? DefaultHeartbeatMs;
+  if (heartbeatMs < MinHeartbeatMs)
+    throw flags.error(
+      "node-conditions.heartbeat-period",
+      `must be at least ${MinHeartbeatMs / 1000}s (changes are written at most every 10 s)`,
+    );
+  return { heartbeatMs };
 }
 
 const DefaultKubeletTokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token";

@@ -28,6 +28,9 @@ export function describeConfig(config: ExporterConfig): Record<string, unknown> 
     checkpointDir: config.checkpointDir ?? null,
     housekeepingIntervalMs: config.housekeepingIntervalMs,
     demo: config.demo ?? false,
+    // Only when on: with --events=false the line is what it was before Events existed.
+    ...(config.events ? { events: config.events } : {}),
+    ...(config.nodeConditions ? { nodeConditions: config.nodeConditions } : {}),
     listenAddress: formatHostPort(listenAddress.host ?? "", listenAddress.port),
     telemetryPath: config.web.telemetryPath,
     webConfigFile: config.web.configFile ?? null,

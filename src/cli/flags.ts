@@ -143,6 +143,29 @@ export const flagSpecs: readonly FlagSpec[] = [
     help: "Limit on one poll of --kubelet.url, body included.",
   },
   {
+    name: "events",
+    kind: "bool",
+    default: "enabled when the API server is configured",
+    help: "Write Kubernetes Events (events.k8s.io/v1) with the api source's credentials: StaticPodManifestRefused and StaticPodManifestShadowed regarding the Node (and a refused manifest's mirror pod), PodSourceNotReady past --events.startup-grace-period, PodSourcesReady, KubeletReadinessDisagreement. Bounded as the kubelet's event recorder bounds its own (a series for repeats, 25 per object then one every 5 minutes); needs create and patch on events.k8s.io events. --events=false (or --no-events) writes none.",
+  },
+  {
+    name: "events.startup-grace-period",
+    kind: "duration",
+    default: "10m",
+    help: "How long after the start of the readiness clock a source may be not ready before a PodSourceNotReady Event (the shipped alerts' grace period).",
+  },
+  {
+    name: "node-conditions",
+    kind: "bool",
+    help: "Set the Node conditions PodSourcesReady and StaticPodManifestsAccepted on this node (a strategic merge patch of its status; every other condition is left as it is). Needs patch on nodes/status: the separate ClusterRole the chart and deploy/components/node-conditions add. No scheduler or autoscaler acts on them.",
+  },
+  {
+    name: "node-conditions.heartbeat-period",
+    kind: "duration",
+    default: "5m",
+    help: "With --node-conditions: how often the conditions are written when nothing changed (their lastHeartbeatTime); a change is written within 10 s. At least 10s.",
+  },
+  {
     name: "web.listen-address",
     kind: "string",
     default: ":9847",

@@ -44,6 +44,8 @@ export type StaticSource = (typeof StaticSources)[number];
 
 interface MirrorPod {
   fullName: string;
+  name: string;
+  namespace: string;
   /** The static source its kubernetes.io/config.source names, if a file or http one. */
   source: StaticSource | undefined;
   uid: string;
@@ -204,6 +206,14 @@ export class MirrorPodView {
     return this.countState(registered, "stale");
   }
 
+  /** The mirror pod of that full name in the api source's last list, if any. */
+  mirrorPod(fullName: string): { name: string; namespace: string; uid: string } | undefined {
+    for (const mirror of this.mirrors?.values() ?? [])
+      if (mirror.fullName === fullName)
+        return { name: mirror.name, namespace: mirror.namespace, uid: mirror.uid };
+    return undefined;
+  }
+
   /** Pods of the api source that are not mirror pods; undefined until it listed. */
   nonMirrorPods(): number | undefined {
     return this.regularPods;
@@ -262,6 +272,8 @@ function mirrorPodOf(pod: Pod): MirrorPod | undefined {
   const from = annotations[ConfigSourceAnnotationKey];
   return {
     fullName: podFullName(pod),
+    name: String(pod.metadata?.name ?? ""),
+    namespace: String(pod.metadata?.namespace ?? ""),
     source: from === FileSource || from === HTTPSource ? from : undefined,
     uid: podUID(pod),
     hash,

@@ -79,6 +79,9 @@ export function refusalCategory(readFailed: boolean, text: string): ReasonCatego
   return /\binvalid pod\b|name is needed/.test(text) ? "invalid" : "parse";
 }
 
+/** Told the verdicts that are new or changed (verdict, reason, winner or pod) after each set. */
+export type VerdictListener = (changed: readonly ManifestVerdict[]) => void;
+
 /** A source's current verdicts, each with the time it first had it. */
 export class VerdictBook {
   private current = new Map<string, ManifestVerdict>();
@@ -86,12 +89,14 @@ export class VerdictBook {
   constructor(
     readonly source: string,
     private readonly clock: Clock,
+    private readonly onChange?: VerdictListener,
   ) {}
 
   /** Replaces every verdict; one unchanged since the last call keeps its time. */
   set(findings: readonly ManifestFinding[]): void {
     const now = this.clock.now();
     const next = new Map<string, ManifestVerdict>();
+    const changed: ManifestVerdict[] = [];
     for (const finding of findings) {
       const before = this.current.get(finding.manifest);
       const same =
@@ -100,13 +105,12 @@ export class VerdictBook {
         before.reason === finding.reason &&
         before.winner === finding.winner &&
         before.pod?.uid === finding.pod?.uid;
-      next.set(finding.manifest, {
-        source: this.source,
-        ...finding,
-        since: same ? before.since : now,
-      });
+      const verdict = { source: this.source, ...finding, since: same ? before.since : now };
+      next.set(finding.manifest, verdict);
+      if (!same) changed.push(verdict);
     }
     this.current = next;
+    if (changed.length > 0) this.onChange?.(changed);
   }
 
   list(): ManifestVerdict[] {

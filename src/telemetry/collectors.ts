@@ -24,6 +24,7 @@ import { registerQueueLength } from "./queue_length.js";
 import { registerReadinessMetrics } from "./readiness_metrics.js";
 import { registerSourceHealthMetrics } from "./source_health_metrics.js";
 import { registerUpdateCounters } from "./update_counters.js";
+import { registerWriteMetrics, type WriteMetricsOptions } from "./write_metrics.js";
 
 /** What a collector may read and hook into. */
 export interface CollectorContext {
@@ -49,6 +50,8 @@ export interface CollectorContext {
   apiWatch?: () => ApiWatchBacklog | undefined;
   /** The manifest-reading sources' verdicts. */
   manifests?: ManifestMetricsOptions;
+  /** What the exporter writes to the API server (Events, node conditions), when it does. */
+  writes?: WriteMetricsOptions;
 }
 
 export interface Collector {
@@ -137,6 +140,14 @@ export const collectors: readonly Collector[] = [
     help: "The kubelet's verdict on each manifest of the file and http sources: counts by verdict per source, and one info series per refused or duplicate manifest (capped per node, the rest counted). With nothing refused, 1 series per such source (stored), 3 while files are ignored and changes pending (at most 5 allowed); PodConfigManifestRefused and PodConfigStaticPodShadowed need it.",
     register(c) {
       if (c.manifests) registerManifestMetrics(c.registry, c.manifests);
+    },
+  },
+  {
+    name: "writes",
+    enabledByDefault: true,
+    help: "What the exporter writes to the API server (only with --events, on by default with the API server, or --node-conditions): Events recorded, written by result and dropped by cause; node condition patches by result.",
+    register(c) {
+      if (c.writes) registerWriteMetrics(c.registry, c.writes);
     },
   },
 ];

@@ -15,6 +15,7 @@ import type { KubeletCollectorOptions } from "./kubelet_metrics.js";
 import type { ManifestMetricsOptions } from "./manifest_metrics.js";
 import { type MetricsHandler, metricsHandler, registerHandlerMetrics } from "./metrics_handler.js";
 import { oncePerScrape } from "./per_scrape.js";
+import type { WriteMetricsOptions } from "./write_metrics.js";
 
 export interface MetricsOptions {
   /** The core's read-only state (src/core/readiness.ts), read in collect() at scrape time. */
@@ -45,6 +46,8 @@ export interface MetricsOptions {
   clock?: Clock;
   /** The manifest-reading sources' verdicts (manifests collector); none when not given. */
   manifests?: ManifestMetricsOptions;
+  /** Events and node conditions written (writes collector); none when neither is on. */
+  writes?: WriteMetricsOptions;
 }
 
 export interface PodConfigMetrics {

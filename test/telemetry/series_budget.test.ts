@@ -16,6 +16,16 @@ import { createValidPod } from "../support/pods.js";
 const BUDGET = 80;
 /** What the manifests collector may add per file or http source, nothing refused. */
 const ManifestSeriesPerSource = 5;
+/**
+ * The writes collector with Events on (the default with an API server): recorded, writes by
+ * result (2), dropped by cause (4). Node conditions add 2 more, but only when asked for.
+ */
+const EventSeries = 7;
+const WriteFamilies = [
+  "podconfig_events_recorded_total",
+  "podconfig_event_writes_total",
+  "podconfig_events_dropped_total",
+];
 
 /** Flags for an exporter with the file, http and api sources, cleaned up after the test. */
 async function threeSources(t: TestContext): Promise<string[]> {
@@ -65,7 +75,9 @@ describe("series per node", () => {
     const manifestSeries = ["podconfig_manifests", "podconfig_missing_mirror_pod_age_seconds"]
       .map((name) => families.get(name) ?? 0)
       .reduce((sum, n) => sum + n, 0);
-    const count = total(families) - manifestSeries;
+    const events = WriteFamilies.map((name) => families.get(name) ?? 0).reduce((a, b) => a + b, 0);
+    assert.equal(events, EventSeries, "the Event writer's series");
+    const count = total(families) - manifestSeries - events;
     // +1: the api source's `credentials` error reason, at 0 from the start like
     // every reason, so that increase() sees its first error.
     assert.ok(
@@ -88,6 +100,17 @@ describe("series per node", () => {
       "podconfig_queue_wait_seconds",
     ])
       assert.ok(families.has(name), name);
+  });
+
+  test("--events=false: no series of the writes collector, the rest as before", async (t) => {
+    const flags = [...(await threeSources(t)), "--web.disable-exporter-metrics"];
+    const off = await seriesWhenReady(t, [...flags, "--events=false"]);
+    for (const name of WriteFamilies) assert.equal(off.has(name), false, name);
+    const on = await seriesWhenReady(t, flags);
+    assert.deepEqual(
+      [...off.keys()].sort(),
+      [...on.keys()].filter((name) => !WriteFamilies.includes(name)).sort(),
+    );
   });
 
   test("--no-collector.<name> removes a group, --collector.dispatch.detailed adds op and buckets", async (t) => {

@@ -17,7 +17,7 @@ import { DecodeAbandonedError, ManifestDecoder } from "../manifest/decoder.js";
 import { ManifestError, parsedPod } from "../manifest/error.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
-import { type ManifestVerdict, VerdictBook } from "../verdicts.js";
+import { type ManifestVerdict, VerdictBook, type VerdictListener } from "../verdicts.js";
 import { FsDeadline, StuckCallError } from "./deadline.js";
 import { DecodedFiles, type FileDecode } from "./decoded_files.js";
 import { FileManifests } from "./file_verdicts.js";
@@ -51,6 +51,8 @@ export interface FileSourceOptions {
   fsTimeoutMs?: number;
   /** The node's kubelet minor, whose decoding and rules apply; default the newest claimed. */
   kubeletMinor?: KubeletMinor;
+  /** Told each verdict that is new or changed (the Events about refused and shadowed files). */
+  onVerdicts?: VerdictListener;
 }
 
 export class FileSource implements PodSource {
@@ -85,7 +87,7 @@ export class FileSource implements PodSource {
     this.ownsDecoder = options.decoder === undefined;
     this.logger = options.logger ?? silentLogger;
     const clock = options.clock ?? systemClock;
-    this.verdicts = new VerdictBook(FileSourceName, clock);
+    this.verdicts = new VerdictBook(FileSourceName, clock, options.onVerdicts);
     this.manifests = new FileManifests(this.verdicts, (pod) => this.store.held(pod));
     // inotify wants no trailing separator; a bare "/" stays as it is.
     this.path = options.path.replace(/(.)\/+$/, "$1");

@@ -12,7 +12,7 @@ import { SourceHealth } from "../health.js";
 import { ManifestDecoder } from "../manifest/decoder.js";
 import { SerialRunner } from "../serial.js";
 import type { PodSource } from "../source.js";
-import { type ManifestVerdict, VerdictBook } from "../verdicts.js";
+import { type ManifestVerdict, VerdictBook, type VerdictListener } from "../verdicts.js";
 import { fetchManifest, PollError } from "./fetch_manifest.js";
 import { type HeaderMap, parseHeaderFile, toRequestHeaders, validateHeaders } from "./headers.js";
 import { parseManifestURL, redactManifestURL } from "./manifest_url.js";
@@ -45,6 +45,8 @@ export interface HTTPSourceOptions {
   timeoutMs?: number;
   /** The node's kubelet minor, whose decoding and rules apply; default the newest claimed. */
   kubeletMinor?: KubeletMinor;
+  /** Told each verdict that is new or changed (the Events about refused and shadowed pods). */
+  onVerdicts?: VerdictListener;
 }
 
 /** A header file holds a few lines; more is not a header file. */
@@ -105,7 +107,11 @@ export class HTTPSource implements PodSource {
     if (!(this.periodMs > 0)) throw new RangeError("httpCheckFrequency must be positive");
     if (!(this.timeoutMs > 0)) throw new RangeError("the manifest URL timeout must be positive");
     this.fs = new FsDeadline(this.timeoutMs, this.stopping.signal);
-    this.verdicts = new VerdictBook(HTTPSourceName, options.clock ?? systemClock);
+    this.verdicts = new VerdictBook(
+      HTTPSourceName,
+      options.clock ?? systemClock,
+      options.onVerdicts,
+    );
     // A poll may take the whole timeout, then the next one starts a period later.
     this.health = new SourceHealth(
       HTTPSourceName,
