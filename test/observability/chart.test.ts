@@ -44,6 +44,8 @@ for (const [name, values] of Object.entries(chartCases)) {
     const pod = daemonSet.spec.template.spec;
     const container = pod.containers[0];
     const ports = container.ports as KubeObject[];
+    const eventsOn = (values as KubeObject).events?.enabled !== false;
+    const conditionsOn = (values as KubeObject).nodeConditions?.enabled === true;
 
     test("helm lint --strict passes", () => {
       const { ok, output } = helmLint(values);
@@ -107,6 +109,27 @@ for (const [name, values] of Object.entries(chartCases)) {
       }
     });
 
+    test("RBAC: Events written unless turned off; patch nodes/status only in a role of its own, with --node-conditions", () => {
+      const roles = all("ClusterRole");
+      const main = roles.find((r) => !r.metadata.name.endsWith("-node-conditions"));
+      assert.equal(
+        main.rules.some((r: KubeObject) => r.apiGroups.includes("events.k8s.io")),
+        eventsOn,
+      );
+      assert.ok(!JSON.stringify(main.rules).includes("nodes/status"));
+      const conditions = roles.find((r) => r.metadata.name.endsWith("-node-conditions"));
+      assert.equal(conditions !== undefined, conditionsOn);
+      if (conditions) {
+        assert.deepEqual(conditions.rules, [
+          { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
+        ]);
+        const binding = all("ClusterRoleBinding").find(
+          (b) => b.roleRef.name === conditions.metadata.name,
+        );
+        assert.equal(binding?.subjects[0].name, pod.serviceAccountName);
+      }
+    });
+
     test("the exporter's parser accepts the args and env", async () => {
       const root = mkdtempSync(join(tmpdir(), "chart-pod-"));
       try {
@@ -136,6 +159,8 @@ for (const [name, values] of Object.entries(chartCases)) {
           command.config.kubelet?.url,
           crossCheck ? "https://10.0.0.5:10250/metrics" : undefined,
         );
+        assert.equal(command.config.events !== undefined, eventsOn);
+        assert.equal(command.config.nodeConditions !== undefined, conditionsOn);
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

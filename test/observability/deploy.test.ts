@@ -5,9 +5,10 @@
 // mounts that hold a pod in ContainerCreating, probes, the security context and Pod Security
 // level, tolerations, the scrape port, resources, and the exporter's own parser on the args and env.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, test } from "node:test";
 import { parse, parseAllDocuments } from "yaml";
 import {
@@ -131,7 +132,7 @@ for (const overlay of overlayNames()) {
       assert.deepEqual(await schemaErrors(objects), []);
     });
 
-    test("namespaced objects are in its namespace; RBAC reads pods, lists nodes, gets nodes/metrics, nothing else", () => {
+    test("namespaced objects are in its namespace; RBAC reads pods, lists nodes, gets nodes/metrics, writes Events, nothing else", () => {
       const clusterScoped = ["Namespace", "ClusterRole", "ClusterRoleBinding"];
       for (const o of objects)
         if (!clusterScoped.includes(o.kind))
@@ -143,6 +144,8 @@ for (const overlay of overlayNames()) {
         { apiGroups: [""], resources: ["nodes"], verbs: ["list"] },
         // The kubelet cross-check: the kubelet's /metrics only, never nodes/proxy.
         { apiGroups: [""], resources: ["nodes/metrics"], verbs: ["get"] },
+        // --events (on by default): create, and patch a repeat's series.
+        { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
       ]);
       const binding = only("ClusterRoleBinding");
       assert.equal(binding.roleRef.name, role.metadata.name);
@@ -351,6 +354,49 @@ function expectedJob(): string {
   assert.equal(jobs.size, 1);
   return [...jobs][0] ?? "";
 }
+
+test("components/node-conditions: --node-conditions and its own ClusterRole (patch nodes/status), added by no shipped overlay", {
+  skip: hasKubectl() ? false : "kubectl is not installed",
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "node-conditions-"));
+  try {
+    writeFileSync(
+      join(dir, "kustomization.yaml"),
+      // kustomize takes relative paths only.
+      `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [${relative(dir, join(deployDir, "overlays", "kubeadm"))}]\ncomponents: [${relative(dir, join(deployDir, "components", "node-conditions"))}]\n`,
+    );
+    const text = execFileSync(
+      "kubectl",
+      ["kustomize", "--load-restrictor=LoadRestrictionsNone", dir],
+      {
+        encoding: "utf8",
+      },
+    );
+    const objects = objectsOf(text, "kubeadm + node-conditions");
+    assert.deepEqual(await schemaErrors(objects), []);
+    const roles = objects.filter((o) => o.kind === "ClusterRole");
+    const conditions = roles.find((r) => r.metadata.name === "podconfig-exporter-node-conditions");
+    assert.deepEqual(conditions?.rules, [
+      { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
+    ]);
+    const binding = objects.find(
+      (o) => o.kind === "ClusterRoleBinding" && o.roleRef.name === conditions?.metadata.name,
+    );
+    assert.deepEqual(binding?.subjects, [
+      { kind: "ServiceAccount", name: "podconfig-exporter", namespace: "podconfig-exporter" },
+    ]);
+    const daemonSet = objects.find((o) => o.kind === "DaemonSet");
+    assert.ok(daemonSet.spec.template.spec.containers[0].args.includes("--node-conditions"));
+    for (const overlay of overlayNames())
+      assert.doesNotMatch(
+        readRepo(renderedPath(overlay)),
+        /node-conditions|nodes\/status/,
+        overlay,
+      );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test("README's scrape job has the job name the alert rules expect", () => {
   const readme = readFileSync(join(deployDir, "README.md"), "utf8");

@@ -183,6 +183,10 @@ export const chartCases: Record<string, object> = {
     sources: { file: { kubeletConfig: "" }, http: { url: "http://10.0.0.9/pods.yaml" } },
   },
   "protected metrics": webConfig,
+  "Events off, Node conditions on": {
+    events: { enabled: false },
+    nodeConditions: { enabled: true },
+  },
   "image by digest, extra args and env, own scheduling": {
     image: { digest: `sha256:${"a".repeat(64)}` },
     extraArgs: ["--log.level=debug"],
