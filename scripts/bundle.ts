@@ -2,6 +2,8 @@
 // src/main.ts with its dependencies, and each worker thread's code and the OpenTelemetry SDK
 // as scripts of their own (src/bundled_asset.ts says why):
 //   podconfig-exporter.cjs   the exporter
+//   kubectl-podconfig.cjs    the kubectl plugin (src/plugin/main.ts), which decodes manifests
+//                            with the same decoding thread for `explain -f`
 //   decode_worker.cjs        the manifest decoding thread (src/sources/manifest/worker.ts)
 //   bcryptjs.cjs             bcryptjs for the password checking threads, as `var bcryptjs`
 //   tracing.cjs              src/telemetry/tracing.ts with the SDK, evaluated only when tracing
@@ -22,6 +24,9 @@ import { repoRoot } from "./render_deploy.js";
 
 export const BundleMain = "podconfig-exporter.cjs";
 export const BundleAssets = ["decode_worker.cjs", "bcryptjs.cjs", TracingScript] as const;
+export const PluginMain = "kubectl-podconfig.cjs";
+/** The plugin reads no password and starts no tracing: the decoding thread is all it needs. */
+export const PluginAssets = ["decode_worker.cjs"] as const;
 
 /**
  * Keeps tracing.ts (and so the SDK) out of the main script: tracing_on_demand.ts evaluates
@@ -62,7 +67,7 @@ export function bakedBuild(env: NodeJS.ProcessEnv): CommandBuildInfo {
   };
 }
 
-/** Writes the four scripts into outDir; returns the build info baked into them. */
+/** Writes the five scripts into outDir; returns the build info baked into them. */
 export async function bundle(outDir: string, env = process.env): Promise<CommandBuildInfo> {
   mkdirSync(outDir, { recursive: true });
   const baked = bakedBuild(env);
@@ -98,6 +103,12 @@ export async function bundle(outDir: string, env = process.env): Promise<Command
     entryPoints: [join(repoRoot, "src", "main.ts")],
     outfile: join(outDir, BundleMain),
     plugins: [tracingApart],
+  });
+  await build({
+    ...common,
+    format: "cjs",
+    entryPoints: [join(repoRoot, "src", "plugin", "main.ts")],
+    outfile: join(outDir, PluginMain),
   });
   await build({
     ...common,

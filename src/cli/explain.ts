@@ -158,8 +158,6 @@ export async function explain(
       options.compareTo === undefined
         ? undefined
         : upgradeOf(manifests, options.compareTo, await verdictsAt(options.compareTo));
-    const blocked = (verdicts: Verdicts) =>
-      verdicts.some((m) => ["refused", "missing", "duplicate"].includes(m.verdict));
     return {
       kubeletVersion: options.minor,
       nodeName: options.nodeName,
@@ -167,7 +165,7 @@ export async function explain(
       path: body === undefined ? options.target : options.url,
       manifests,
       ...(upgrade ? { upgrade } : {}),
-      passes: !blocked(manifests) && !(upgrade && blocked(upgrade.manifests)),
+      passes: passes(manifests) && (!upgrade || passes(upgrade.manifests)),
     };
   } finally {
     await decoder.close();
@@ -294,12 +292,22 @@ export function explanationText(e: Explanation): string {
     verdictLines(lines, e.upgrade.manifests);
     summary += `; upgrade to ${to}: ${counted(changes.map((c) => c.effect)) || "no static pod"}`;
   }
-  lines.push(`${summary}: ${e.passes ? "passes" : "FAILS (refused or shadowed manifests)"}`);
+  lines.push(summaryLine(summary, e.passes));
   return `${lines.join("\n")}\n`;
 }
 
-/** One block per manifest: its verdict, its pod, and why. */
-function verdictLines(lines: string[], manifests: Verdicts): void {
+/** The last line of explain's and `kubectl podconfig explain`'s answers. */
+export function summaryLine(summary: string, ok: boolean): string {
+  return `${summary}: ${ok ? "passes" : "FAILS (refused or shadowed manifests)"}`;
+}
+
+/** Nothing would be refused, shadowed or missing. */
+export function passes(manifests: readonly Pick<ManifestVerdict, "verdict">[]): boolean {
+  return !manifests.some((m) => ["refused", "missing", "duplicate"].includes(m.verdict));
+}
+
+/** One block per manifest: its verdict, its pod, and why (explain's and the plugin's). */
+export function verdictLines(lines: string[], manifests: Verdicts): void {
   for (const m of manifests) {
     const inexact = m.pod?.uidInexact ? " (may not be the kubelet's)" : "";
     const pod = m.pod ? ` pod ${m.pod.fullName} uid ${m.pod.uid}${inexact}` : "";
@@ -311,7 +319,7 @@ function verdictLines(lines: string[], manifests: Verdicts): void {
 }
 
 /** "2 stored, 1 refused": each value with its count, in first-seen order. */
-function counted(values: readonly string[]): string {
+export function counted(values: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   return [...counts].map(([v, n]) => `${n} ${v}`).join(", ");

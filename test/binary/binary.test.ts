@@ -4,17 +4,22 @@
 // pods counted), the password checking thread (basic auth), and SIGTERM ending it with 0; with
 // OTEL_* set, the SDK (the tracing.cjs asset) exports spans to a real OTLP receiver. The
 // arm64 binary cannot run here: it is checked as a file (an AArch64 executable whose SEA fuse
-// is set and which carries the same blob).
+// is set and which carries the same blob). The kubectl plugin's binary, built beside it, runs
+// without a cluster as far as it can (its commands against a real API server:
+// test/real-node/plugin.e2e.ts), and is packed for krew (scripts/release/krew.ts).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import bcrypt from "bcryptjs";
+import { parse } from "yaml";
 import { buildBinaries } from "../../scripts/binary/build.js";
 import { RuntimeNodeVersion } from "../../scripts/node_dist.js";
+import { krewRelease } from "../../scripts/release/krew.js";
 import { repoRoot } from "../../scripts/render_deploy.js";
 import { readyz, runBuiltExporter } from "../support/built_exporter.js";
 import { OtlpReceiver } from "../support/otlp_receiver.js";
@@ -38,14 +43,15 @@ async function exampleEnvironment(): Promise<Record<string, string>> {
 describe("the single binary", { timeout: 20 * 60_000 }, () => {
   let binary = "";
   let arm64 = "";
+  let plugin = "";
   let work = "";
   before(async () => {
     work = await mkdtemp(join(tmpdir(), "podconfig-binary-"));
-    [binary, arm64] = (await buildBinaries(["x64", "arm64"], {
+    [binary, arm64, plugin] = (await buildBinaries(["x64", "arm64"], {
       ...process.env,
       BUILD_REVISION: revision,
       BUILD_BRANCH: "test",
-    })) as [string, string];
+    })) as [string, string, string, string];
   });
   after(async () => {
     if (work) await rm(work, { recursive: true, force: true });
@@ -135,5 +141,60 @@ describe("the single binary", { timeout: 20 * 60_000 }, () => {
     assert.deepEqual(receiver.refused, []);
     const names = new Set(receiver.spans.map((span) => span.name));
     for (const name of ["send file", "process file"]) assert.ok(names.has(name), name);
+  });
+
+  test("kubectl-podconfig: kubectl-style help, its version, exit 2 for a mistake, 3 with no API server", async () => {
+    const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      spawnSync(plugin, args, { encoding: "utf8", env: { PATH: process.env.PATH, ...env } });
+    const help = run(["--help"]);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /\nAvailable Commands:\n {2}explain {5}/);
+    assert.match(help.stdout, /\nUsage:\n {2}kubectl podconfig \[command\] \[options\]\n/);
+    assert.match(
+      run(["version"]).stdout,
+      new RegExp(`^kubectl-podconfig \\S+ \\(revision ${revision}\\)\\n$`),
+    );
+    const wrong = run(["status", "-o", "table2"]);
+    assert.equal(wrong.status, 2);
+    assert.match(wrong.stderr, /^error: --output must be one of json, yaml, wide/);
+    // A kubeconfig naming a closed port: nothing to read.
+    const kubeconfig = join(work, "closed.kubeconfig");
+    await writeFile(
+      kubeconfig,
+      "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1', insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n",
+    );
+    const closed = run(["status"], { KUBECONFIG: kubeconfig });
+    assert.equal(closed.status, 3);
+    assert.match(
+      closed.stderr,
+      /^error: list (nodes|pods): connect ECONNREFUSED 127\.0\.0\.1:1\n$/,
+    );
+  });
+
+  test("the krew release: an archive per architecture holding kubectl-podconfig, the manifest naming their sha256", async () => {
+    const dir = join(work, "krew");
+    await mkdir(dir);
+    for (const arch of ["amd64", "arm64"])
+      await copyFile(plugin, join(dir, `kubectl-podconfig-linux-${arch}`));
+    const manifest = parse(await readFile(krewRelease("1.2.3", dir), "utf8")) as {
+      spec: { version: string; platforms: { uri: string; sha256: string; bin: string }[] };
+    };
+    assert.equal(manifest.spec.version, "v1.2.3");
+    for (const platform of manifest.spec.platforms) {
+      const archive = join(dir, basename(platform.uri));
+      assert.match(
+        platform.uri,
+        /\/releases\/download\/v1\.2\.3\/kubectl-podconfig-linux-(amd64|arm64)\.tar\.gz$/,
+      );
+      assert.equal(
+        platform.sha256,
+        createHash("sha256").update(readFileSync(archive)).digest("hex"),
+      );
+      assert.equal(platform.bin, "kubectl-podconfig");
+      assert.equal(
+        execFileSync("tar", ["-tzf", archive], { encoding: "utf8" }),
+        "kubectl-podconfig\n",
+      );
+    }
   });
 });

@@ -107,7 +107,7 @@ describe("the release workflow", { timeout: 10 * 60_000 }, () => {
     assert.ok(runs.includes("build:binary"));
     for (const name of runs) assert.ok(scripts.scripts[name], `npm run ${name}`);
     const files = [...text.matchAll(/npx tsx (scripts\/\S+\.ts)/g)].map((m) => m[1] as string);
-    assert.deepEqual(files, ["scripts/release/version.ts"]);
+    assert.deepEqual(files, ["scripts/release/version.ts", "scripts/release/krew.ts"]);
     for (const file of files) assert.ok(existsSync(join(repoRoot, file)), file);
     const dockerfile = await readFile(join(repoRoot, "Dockerfile"), "utf8");
     const workflow = parse(text) as Workflow;

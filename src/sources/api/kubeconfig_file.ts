@@ -50,6 +50,8 @@ export interface User {
 export interface KubeConfigFile {
   cluster: Cluster;
   user: User;
+  /** The context's namespace, if it names one. */
+  namespace?: string;
 }
 
 type Fields = Record<string, unknown>;
@@ -67,26 +69,67 @@ export async function readKubeConfigFile(path: string): Promise<KubeConfigFile> 
 
 /** Parses kubeconfig text; relative paths resolve against `baseDir`. */
 export function parseKubeConfig(text: string, baseDir: string): KubeConfigFile {
+  return mergeKubeConfigs([{ text, baseDir }]);
+}
+
+/** A kubeconfig document and the directory its relative paths resolve against. */
+export interface KubeConfigDocument {
+  text: string;
+  baseDir: string;
+}
+
+/**
+ * Several kubeconfig files as clientcmd merges $KUBECONFIG: the first file to set
+ * current-context (or `context`, kubectl's --context) names the context, and each context,
+ * cluster and user is taken from the first file that defines it, its paths resolved against
+ * that file's directory.
+ */
+export function mergeKubeConfigs(
+  documents: readonly KubeConfigDocument[],
+  context?: string,
+): KubeConfigFile {
+  const roots = documents.map(({ text, baseDir }) => ({ root: parseRoot(text), baseDir }));
+  const contextName =
+    context ??
+    roots
+      .map(({ root }) => optionalString(root, "current-context", "the document"))
+      .find((name) => name !== undefined && name !== "");
+  const first = (list: string, name: string | undefined) => {
+    if (name === undefined) return undefined;
+    for (const { root, baseDir } of roots) {
+      const fields = named(root, list, name);
+      if (fields) return { fields, baseDir };
+    }
+    return undefined;
+  };
+  const found = first("contexts", contextName);
+  if (context !== undefined && !found) throw new Error(`context ${context} is not defined`);
+  const clusterName = found && optionalString(found.fields, "cluster", "the context");
+  const cluster = first("clusters", clusterName);
+  if (!found || !cluster) throw new Error("the current context names no known cluster");
+  const userName = optionalString(found.fields, "user", "the context");
+  let user: User = { name: "" };
+  if (userName !== undefined && userName !== "") {
+    const entry = first("users", userName);
+    if (!entry) throw new Error(`user ${userName} of the current context is not defined`);
+    user = readUser(userName, entry.fields, entry.baseDir);
+  }
+  return {
+    cluster: readCluster(clusterName as string, cluster.fields, cluster.baseDir),
+    user,
+    namespace: optionalString(found.fields, "namespace", "the context"),
+  };
+}
+
+function parseRoot(text: string): Fields {
   const doc = parseDocument(text, { prettyErrors: false });
   if (doc.errors.length > 0) {
     // The parser's message quotes the offending line, which may be a token.
     const line = doc.errors[0]?.linePos?.[0]?.line;
     throw new Error(line === undefined ? "not valid YAML" : `not valid YAML (line ${line})`);
   }
-  const root = asFields(doc.toJS(), "the document");
-  const contextName = optionalString(root, "current-context", "the document");
-  const context = contextName === undefined ? undefined : named(root, "contexts", contextName);
-  const clusterName = context && optionalString(context, "cluster", "the context");
-  const cluster = clusterName === undefined ? undefined : named(root, "clusters", clusterName);
-  if (!context || !cluster) throw new Error("the current context names no known cluster");
-  const userName = optionalString(context, "user", "the context");
-  let user: User = { name: "" };
-  if (userName !== undefined && userName !== "") {
-    const entry = named(root, "users", userName);
-    if (!entry) throw new Error(`user ${userName} of the current context is not defined`);
-    user = readUser(userName, entry, baseDir);
-  }
-  return { cluster: readCluster(clusterName as string, cluster, baseDir), user };
+  // An empty file is an empty kubeconfig.
+  return doc.contents === null ? {} : asFields(doc.toJS(), "the document");
 }
 
 /** The body of the entry called `name` of the list `list` ({name, <kind>: {...}}), if any. */
