@@ -327,6 +327,45 @@ describe("resolveConfig", () => {
     assert.match(message, /^--kubeconfig: /);
   });
 
+  test("--events: on with an API server, off without; --node-conditions only when asked, with one", async (t) => {
+    const dir = await tempDir(t);
+    const kubeconfig = join(dir, "kubeconfig");
+    await writeFile(
+      kubeconfig,
+      "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n",
+    );
+    const api = `--kubeconfig=${kubeconfig}`;
+    const file = "--pod-manifest-path=/etc/kubernetes/manifests";
+    assert.deepEqual((await config([api])).events, { startupGraceMs: 600_000 });
+    assert.equal((await config([api])).nodeConditions, undefined);
+    assert.equal((await config([file])).events, undefined, "no API server: no Events, no error");
+    assert.equal((await config([api, "--events=false"])).events, undefined);
+    assert.equal((await config([api, "--no-events"])).events, undefined);
+    assert.deepEqual((await config([api, "--events.startup-grace-period=2m"])).events, {
+      startupGraceMs: 120_000,
+    });
+    assert.deepEqual((await config([api, "--node-conditions"])).nodeConditions, {
+      heartbeatMs: 300_000,
+    });
+    assert.match(await usageError([file, "--events"]), /^--events: needs the API server/);
+    assert.match(
+      await usageError([file, "--node-conditions"]),
+      /^--node-conditions: needs the API server/,
+    );
+    assert.match(
+      await usageError([api, "--events=false", "--events.startup-grace-period=1m"]),
+      /^--events\.startup-grace-period: has no effect with --events=false/,
+    );
+    assert.match(
+      await usageError([api, "--node-conditions.heartbeat-period=1m"]),
+      /^--node-conditions\.heartbeat-period: has no effect without --node-conditions/,
+    );
+    assert.match(
+      await usageError([api, "--node-conditions", "--node-conditions.heartbeat-period=5s"]),
+      /^--node-conditions\.heartbeat-period: must be at least 10s/,
+    );
+  });
+
   test("a FIFO as --kubeconfig is refused at once, naming the flag", {
     timeout: LivenessBoundMs,
   }, async (t) => {

@@ -138,15 +138,25 @@ describe("configuration that cannot work", () => {
     );
   });
 
-  test("every duration flag above what a timer holds (~24.8 days) is refused", async () => {
+  test("every duration flag above what a timer holds (~24.8 days) is refused", async (t) => {
     const durations = flagSpecs.filter((spec) => spec.kind === "duration").map((spec) => spec.name);
     assert.ok(durations.includes("http-check-frequency"));
+    // Events and node conditions need an API server.
+    const kubeconfig = join(await tempDir(t), "kubeconfig");
+    await writeFile(
+      kubeconfig,
+      "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n",
+    );
     for (const name of durations) {
       const args = name.startsWith("demo")
         ? ["--demo"]
         : name.startsWith("kubelet.")
           ? [source, "--kubelet.url=https://127.0.0.1:10250/metrics"]
-          : [source];
+          : name.startsWith("events.")
+            ? [source, `--kubeconfig=${kubeconfig}`]
+            : name.startsWith("node-conditions.")
+              ? [source, `--kubeconfig=${kubeconfig}`, "--node-conditions"]
+              : [source];
       assert.match(
         await usageError([...args, `--${name}=720h`]),
         new RegExp(`^--${name.replace(/\./g, "\\.")}: must be at most 596h31m23s`),
