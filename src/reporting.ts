@@ -58,15 +58,17 @@ export function createReporting(config: ExporterConfig, deps: ReportingDeps): Re
       clock,
       logger,
     });
+    // Two polls of the kubelet: a disagreement one poll saw may be the two sides reading their
+    // sources a poll apart.
     const pollMs = config.kubelet?.periodMs ?? 0;
     events = new PodConfigEvents({
       recorder,
       node: () => (node as NodeReference).current(),
-      mirrorPod: (fullName) => deps.mirrorPods?.mirrorPod(fullName),
+      staticPod: (fullName) => deps.mirrorPods?.staticPodReference(fullName),
       status: deps.status,
       clock,
       startupGraceMs: config.events.startupGraceMs,
-      disagreementHoldMs: Math.max(60_000, 2 * pollMs),
+      disagreementHoldMs: 2 * pollMs,
     });
   }
   const conditions = config.nodeConditions

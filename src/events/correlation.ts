@@ -24,13 +24,13 @@ const defaultAggregateIntervalMs = 600_000;
 /** EventAggregatorByReasonMessageFunc's prefix. */
 export const CombinedPrefix = "(combined from similar events): ";
 
-/** getSpamKey: the source (reporting controller and instance), the object and the type. */
-function spamKey(event: EventsV1Event): string {
+/** The source (reporting controller and instance), the object, then `more`: both filters' keys. */
+function sourceObjectKey(event: EventsV1Event, ...more: string[]): string {
   return [
     event.reportingController,
     event.reportingInstance,
     referenceKey(event.regarding),
-    event.type,
+    ...more,
   ].join("\0");
 }
 
@@ -46,7 +46,8 @@ export class SpamFilter {
 
   /** Filter: true when the event must be dropped (its source and object are over their rate). */
   filter(event: EventsV1Event): boolean {
-    const key = spamKey(event);
+    // getSpamKey: the source, the object and the type.
+    const key = sourceObjectKey(event, event.type);
     let bucket = this.cache.get(key);
     if (!bucket) bucket = new TokenBucket(this.qps, this.burst, this.clock);
     const filtered = !bucket.tryAccept();
@@ -78,13 +79,7 @@ export class EventAggregator {
    */
   aggregate(event: EventsV1Event): { event: EventsV1Event; combined: boolean } {
     const now = this.clock.now();
-    const key = [
-      event.reportingController,
-      event.reportingInstance,
-      referenceKey(event.regarding),
-      event.type,
-      event.reason,
-    ].join("\0");
+    const key = sourceObjectKey(event, event.type, event.reason);
     let record = this.cache.get(key);
     // A record older than the interval (or none: lastTimestamp 0) starts over.
     if (!record || now - record.lastTimestamp > this.maxIntervalMs)

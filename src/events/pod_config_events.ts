@@ -1,12 +1,11 @@
 // What the exporter tells in Events, where `kubectl get events` and `kubectl describe node` show
 // it: the kubelet's verdicts and readiness that the kubelet itself only logs.
 //   StaticPodManifestRefused   Warning  a manifest becomes refused: regarding the Node, and the
-//                                       mirror pod of the pod it last held when the api source
-//                                       lists one; the file (or URL) and the kubelet's text. The
-//                                       mirror pod is told once per manifest per 10 minutes: a
-//                                       flapping static pod gets a new mirror pod (a new object,
-//                                       which no series or rate limit of the recorder spans)
-//                                       each time the kubelet runs it again;
+//                                       static pod it last held when the api source lists that
+//                                       pod's mirror pod (referred to as the kubelet refers to a
+//                                       static pod: its UID, the mirror pod's config.mirror, so
+//                                       `kubectl describe` of the mirror pod shows it); the file
+//                                       (or URL) and the kubelet's text;
 //   StaticPodManifestShadowed  Warning  a manifest becomes a duplicate: the manifest that wins;
 //   PodSourceNotReady          Warning  a source still not ready once the startup grace period
 //                                       (--events.startup-grace-period) has passed: what it
@@ -14,8 +13,9 @@
 //                                       it stays so (a series);
 //   PodSourcesReady            Normal   all sources ready, once per start of the readiness clock;
 //   KubeletReadinessDisagreement Warning the cross-check's disagreement (kubelet/disagreement.ts)
-//                                       held for two polls of the kubelet and at least a minute,
-//                                       with both sides' readings; again every 10 minutes.
+//                                       held for two polls of the kubelet (a minute at the
+//                                       default period), with both sides' readings; again
+//                                       every 10 minutes.
 // The recorder (recorder.ts) bounds what any of this writes.
 import type { Clock } from "../core/deps.js";
 import type { KubeletStatus } from "../kubelet/status.js";
@@ -40,14 +40,14 @@ export interface PodConfigEventsOptions {
   recorder: { eventf(record: EventRecord): void };
   /** The Node the Events regard (node_reference.ts). */
   node: () => ObjectReference;
-  /** The mirror pod of a static pod's full name, when the api source lists one. */
-  mirrorPod: (fullName: string) => { name: string; namespace: string; uid: string } | undefined;
+  /** A static pod by its full name, as its Events regard it, when its mirror pod is listed. */
+  staticPod: (fullName: string) => { name: string; namespace: string; uid: string } | undefined;
   /** The exporter's state now (what /api/v1/sources serves). */
   status: () => SourcesStatus;
   clock: Clock;
   /** --events.startup-grace-period. */
   startupGraceMs: number;
-  /** How long a disagreement must hold before it is told: two polls, at least a minute. */
+  /** How long a disagreement must hold before it is told: two polls of the kubelet. */
   disagreementHoldMs: number;
 }
 
@@ -64,8 +64,6 @@ function manifestName(v: ManifestVerdict): string {
 export class PodConfigEvents {
   /** The pod each manifest last decoded to (stored or duplicate), by source and manifest. */
   private readonly lastPod = new Map<string, string>();
-  /** When each manifest's refusal was last told about a mirror pod. */
-  private readonly mirrorToldAt = new Map<string, number>();
   /** The readiness clock's start the per-start memory below belongs to. */
   private epoch: string | undefined;
   private announcedReady = false;
@@ -98,7 +96,7 @@ export class PodConfigEvents {
   }
 
   private refused(verdict: ManifestVerdict, key: string): void {
-    const { recorder, node, status, clock } = this.options;
+    const { recorder, node, status } = this.options;
     const minor = status().kubeletVersion.minor;
     const note = `${manifestName(verdict)} is refused, as the kubelet ${minor} refuses it: ${verdict.reason ?? ""}`;
     const record = {
@@ -109,16 +107,8 @@ export class PodConfigEvents {
     } as const;
     recorder.eventf({ ...record, regarding: node() });
     const podFullName = this.lastPod.get(key);
-    const mirror = podFullName === undefined ? undefined : this.options.mirrorPod(podFullName);
-    const now = clock.now();
-    const told = this.mirrorToldAt.get(key);
-    if (!mirror || (told !== undefined && now - told < RepeatMs)) return;
-    this.mirrorToldAt.set(key, now);
-    // Forgotten once they could be told again, so the memory stays as small as what is recent.
-    if (this.mirrorToldAt.size > 1024)
-      for (const [k, at] of this.mirrorToldAt)
-        if (now - at >= RepeatMs) this.mirrorToldAt.delete(k);
-    recorder.eventf({ ...record, regarding: { apiVersion: "v1", kind: "Pod", ...mirror } });
+    const pod = podFullName === undefined ? undefined : this.options.staticPod(podFullName);
+    if (pod) recorder.eventf({ ...record, regarding: { apiVersion: "v1", kind: "Pod", ...pod } });
   }
 
   private shadowed(verdict: ManifestVerdict): void {

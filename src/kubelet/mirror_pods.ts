@@ -206,11 +206,19 @@ export class MirrorPodView {
     return this.countState(registered, "stale");
   }
 
-  /** The mirror pod of that full name in the api source's last list, if any. */
-  mirrorPod(fullName: string): { name: string; namespace: string; uid: string } | undefined {
+  /**
+   * The static pod of that full name as the kubelet refers to it in its Events, when the api
+   * source lists its mirror pod: the mirror pod's name and namespace, and the static pod's own
+   * UID, which the mirror pod carries as kubernetes.io/config.mirror (the kubelet records a
+   * static pod's Events on the pod of its pod manager, and `kubectl describe` of a mirror pod
+   * lists the Events of that UID). Undefined when it lists none.
+   */
+  staticPodReference(
+    fullName: string,
+  ): { name: string; namespace: string; uid: string } | undefined {
     for (const mirror of this.mirrors?.values() ?? [])
       if (mirror.fullName === fullName)
-        return { name: mirror.name, namespace: mirror.namespace, uid: mirror.uid };
+        return { name: mirror.name, namespace: mirror.namespace, uid: mirror.hash };
     return undefined;
   }
 

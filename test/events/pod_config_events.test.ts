@@ -59,13 +59,14 @@ function status(options: {
   });
 }
 
+/** `mirrors`: the static pods whose mirror pods are listed, by full name, and their config.mirror. */
 function setup(read: () => SourcesStatus, mirrors: Record<string, string> = {}) {
   const recorded: EventRecord[] = [];
   let now = start;
   const events = new PodConfigEvents({
     recorder: { eventf: (record) => recorded.push(record) },
     node: () => node,
-    mirrorPod: (fullName) =>
+    staticPod: (fullName) =>
       mirrors[fullName]
         ? {
             name: fullName.split("_")[0] as string,
@@ -98,9 +99,9 @@ const verdict = (
 });
 
 describe("Events about manifests", () => {
-  test("refused: regarding the Node, and the mirror pod of the pod the file last held", () => {
+  test("refused: regarding the Node, and the static pod the file last held (its mirror pod's config.mirror)", () => {
     const { events, recorded } = setup(() => status({ now: start, ready: ["file"] }), {
-      "a-node-1_kube-system": "mirror-uid",
+      "a-node-1_kube-system": "static-pod-hash",
     });
     events.verdictsChanged([
       verdict({ verdict: "stored", pod: { fullName: "a-node-1_kube-system", uid: "h" } }),
@@ -117,7 +118,7 @@ describe("Events about manifests", () => {
       recorded.map((r) => [r.type, r.reason, r.regarding.kind, r.regarding.uid]),
       [
         ["Warning", EventReasons.refused, "Node", "u-1"],
-        ["Warning", EventReasons.refused, "Pod", "mirror-uid"],
+        ["Warning", EventReasons.refused, "Pod", "static-pod-hash"],
       ],
     );
     assert.equal(
@@ -125,33 +126,6 @@ describe("Events about manifests", () => {
       "file /etc/kubernetes/manifests/a.yaml is refused, as the kubelet 1.37 refuses it: invalid pod: spec.containers: Required value",
     );
     assert.equal(recorded[1]?.regarding.namespace, "kube-system");
-  });
-
-  test("a flapping static pod's new mirror pods: told once per manifest per 10 minutes", () => {
-    const mirrors: Record<string, string> = { "a-node-1_kube-system": "mirror-1" };
-    const { events, recorded, at } = setup(() => status({ now: start, ready: ["file"] }), mirrors);
-    const stored = verdict({
-      verdict: "stored",
-      pod: { fullName: "a-node-1_kube-system", uid: "h" },
-    });
-    const refusal = verdict({ verdict: "refused", reason: "bad" });
-    events.verdictsChanged([stored]);
-    events.verdictsChanged([refusal]);
-    mirrors["a-node-1_kube-system"] = "mirror-2";
-    events.verdictsChanged([stored]);
-    events.verdictsChanged([refusal]);
-    assert.deepEqual(
-      recorded.map((r) => r.regarding.uid),
-      ["u-1", "mirror-1", "u-1"],
-      "the Node each time (a series), the second mirror pod not",
-    );
-    at(RepeatMs);
-    events.verdictsChanged([stored]);
-    events.verdictsChanged([refusal]);
-    assert.deepEqual(
-      recorded.slice(3).map((r) => r.regarding.uid),
-      ["u-1", "mirror-2"],
-    );
   });
 
   test("refused with no pod known (never stored) or no mirror pod: the Node only", () => {
