@@ -1,17 +1,21 @@
 // npm run e2e:node [-- --version <minor>]: builds the real node at the pinned release of that
 // minor (default the newest claimed), starts it on 127.0.0.1, runs the scenarios with the
-// built exporter beside it, then the api source's list/watch tests and the shipped manifests'
-// tests against its API server (test/real-node/*.e2e.ts, told where the node is by
-// REALNODE_* variables). Everything is torn down at the end, on failure and on SIGINT/SIGTERM.
+// built exporter beside it (then its Events, Node conditions and the kubectl plugin:
+// reporting_scenarios.ts), then the api source's list/watch tests, the shipped manifests',
+// the Events' and conditions' and the plugin's tests against its API server
+// (test/real-node/*.e2e.ts, told where the node is by REALNODE_* variables). Everything is
+// torn down at the end, on failure and on SIGINT/SIGTERM.
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { NewestKubeletMinor } from "../../src/core/version.js";
 import { fetchKubeletMetrics } from "../../src/kubelet/fetch.js";
+import { buildBinaries } from "../binary/build.js";
 import { buildNode } from "./build.js";
 import { Exporter, exporterToken } from "./exporter.js";
 import { ManifestServer } from "./manifest_server.js";
 import { RealNode } from "./node.js";
+import { runReportingScenarios } from "./reporting_scenarios.js";
 import { BothSides, runScenarios, runTimeToReadyScenarios, staticPod } from "./scenarios.js";
 import { releaseOf, repoRoot } from "./versions.js";
 
@@ -60,6 +64,11 @@ async function main(): Promise<void> {
   await node.start();
   console.log(`node up: ${seconds(t)}`);
 
+  t = Date.now();
+  // The kubectl plugin's binary, built once for the scenarios and the plugin's tests.
+  const [plugin] = await buildBinaries(["x64"], process.env, ["kubectl-podconfig"]);
+  console.log(`kubectl-podconfig built: ${seconds(t)}`);
+
   const token = exporterToken(node);
   await selfSignedCertificateCheck(node, token);
   exporter = await Exporter.start(node, token, join(node.dirs.logs, "exporter.log"));
@@ -80,6 +89,9 @@ async function main(): Promise<void> {
     console.log(`   kubelet:  ${r.kubelet}`);
     console.log(`   exporter: ${r.exporter}`);
   });
+  // The reporting scenarios start from scenario 6's state (refused manifests, a kubelet that
+  // never stored its http source) and leave the node healthy, where the time-to-ready ones begin.
+  await runReportingScenarios(both, manifests, plugin as string, (line) => console.log(line));
   await runTimeToReadyScenarios(both, manifests, (r) => {
     console.log(`\n== ${r.name}: the kubelet's time to all sources ready`);
     console.log(`   kubelet (its log):  ${r.kubelet}`);
@@ -99,19 +111,13 @@ async function main(): Promise<void> {
       "test/real-node/manifests.e2e.ts",
       "test/real-node/api_source.e2e.ts",
       "test/real-node/mirror_pods.e2e.ts",
+      "test/real-node/reporting.e2e.ts",
+      "test/real-node/plugin.e2e.ts",
     ],
     {
       cwd: repoRoot,
       stdio: "inherit",
-      env: {
-        ...process.env,
-        REALNODE_KUBECONFIG: node.adminKubeconfig,
-        REALNODE_NODE_NAME: node.nodeName,
-        REALNODE_ETCD_URL: node.etcdUrl,
-        REALNODE_APISERVER: binaries.kubeApiserver,
-        REALNODE_APISERVER_ARGS: JSON.stringify(node.apiserverArgs(0)),
-        REALNODE_CA: node.pki.ca.certFile,
-      },
+      env: { ...process.env, ...node.testEnvironment(), REALNODE_PLUGIN: plugin },
     },
   );
   console.log(`api source and manifest tests: ${seconds(t)}`);

@@ -1,8 +1,9 @@
 // The built exporter (node dist/main.js) beside the real node, as the DaemonSet runs it: the
 // kubelet's own config file (so the same staticPodPath and staticPodURL), the api source and
 // the kubelet cross-check with a ServiceAccount token bound to the shipped ClusterRole
-// (deploy/base/rbac.yaml), the kubelet's serving certificate verified against its self-signed
-// kubelet.crt.
+// (deploy/base/rbac.yaml) and, for --node-conditions, deploy/components/node-conditions' role,
+// the kubelet's serving certificate verified against its self-signed kubelet.crt. Events are
+// on (the default), their startup grace period short enough for a scenario to wait out.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, type RealNode } from "./node.js";
@@ -12,14 +13,12 @@ import { repoRoot } from "./versions.js";
 
 /** Applies the shipped namespace, ServiceAccount, ClusterRole and binding; returns a token of the ServiceAccount. */
 export function exporterToken(node: RealNode): string {
-  for (const file of ["namespace.yaml", "rbac.yaml"])
-    node.kubectl([
-      "apply",
-      "-n",
-      "podconfig-exporter",
-      "-f",
-      join(repoRoot, "deploy", "base", file),
-    ]);
+  for (const file of [
+    join("base", "namespace.yaml"),
+    join("base", "rbac.yaml"),
+    join("components", "node-conditions", "rbac.yaml"),
+  ])
+    node.kubectl(["apply", "-n", "podconfig-exporter", "-f", join(repoRoot, "deploy", file)]);
   return node.kubectl([
     "create",
     "token",
@@ -63,6 +62,8 @@ export class Exporter {
         `--kubelet.ca-file=${node.kubeletServingCert}`,
         `--kubelet.tls-server-name=${node.nodeName}`,
         `--kubelet.poll-period=${PollPeriodSeconds}s`,
+        "--events.startup-grace-period=15s",
+        "--node-conditions",
         `--web.listen-address=127.0.0.1:${port}`,
         "--log.level=debug",
       ],

@@ -31,6 +31,8 @@ export interface RealNodeOptions {
   manifestUrl: string;
   nodeName?: string;
   log?: (line: string) => void;
+  /** kube-apiserver flags of this node's API server beyond apiserverArgs' (e.g. an egress selector). */
+  apiserverOverrides?: readonly string[];
 }
 
 export async function freePort(): Promise<number> {
@@ -125,6 +127,13 @@ export class RealNode {
   }
 
   async start(): Promise<void> {
+    await this.startControlPlane();
+    await this.startContainerd();
+    await this.startKubelet();
+  }
+
+  /** etcd and kube-apiserver alone (no containerd, no kubelet): an API server to test against. */
+  async startControlPlane(): Promise<void> {
     this.ports = {
       etcd: await freePort(),
       etcdPeer: await freePort(),
@@ -135,8 +144,6 @@ export class RealNode {
     this.pki = makePki(this.dirs.pki, this.nodeName);
     await this.startEtcd();
     await this.startApiserver();
-    await this.startContainerd();
-    await this.startKubelet();
   }
 
   private async startEtcd(): Promise<void> {
@@ -169,6 +176,18 @@ export class RealNode {
 
   get etcdUrl(): string {
     return `http://127.0.0.1:${this.ports.etcd}`;
+  }
+
+  /** What test/real-node/*.e2e.ts are told about this node (REALNODE_*). */
+  testEnvironment(): Record<string, string> {
+    return {
+      REALNODE_KUBECONFIG: this.adminKubeconfig,
+      REALNODE_NODE_NAME: this.nodeName,
+      REALNODE_ETCD_URL: this.etcdUrl,
+      REALNODE_APISERVER: this.options.binaries.kubeApiserver,
+      REALNODE_APISERVER_ARGS: JSON.stringify(this.apiserverArgs(0)),
+      REALNODE_CA: this.pki.ca.certFile,
+    };
   }
 
   /** kube-apiserver flags for this node; `overrides` (e.g. a second server with --watch-cache=false) win. */
@@ -204,7 +223,7 @@ export class RealNode {
     this.apiserver = new Daemon(
       "kube-apiserver",
       this.options.binaries.kubeApiserver,
-      this.apiserverArgs(this.ports.apiserver),
+      this.apiserverArgs(this.ports.apiserver, this.options.apiserverOverrides),
       join(this.dirs.logs, "kube-apiserver.log"),
     );
     writeFileSync(

@@ -619,8 +619,8 @@ export async function runTimeToReadyScenarios(
       o.exporter.readings.startTime !== o.kubelet.startTime && "the exporter reads the old process",
     ]);
 
-  // Healthy again: the refused manifests go, the URL serves a pod.
-  rmSync(join(node.dirs.manifests, "refused.yaml"));
+  // Healthy again: the refused manifests go (if still there), the URL serves a pod.
+  rmSync(join(node.dirs.manifests, "refused.yaml"), { force: true });
   manifests.serve(staticPod("u"));
   const healed = await both.until("healed: housekept", (o) =>
     expect([

@@ -8,8 +8,8 @@
 // a pushed SET), with a generous bound for a loaded machine. The fake API server
 // (test/support/fake_apiserver.ts) stays for the faults a real one will not produce.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -21,17 +21,11 @@ import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { signed } from "../support/certs.js";
 import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
+import { ExtraApiserver, realNodeEnv as env } from "./apiserver.js";
 import { kubectlWith } from "./kubectl.js";
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (value === undefined) throw new Error(`${name} is not set: run this through npm run e2e:node`);
-  return value;
-};
 const adminKubeconfig = env("REALNODE_KUBECONFIG");
 const etcdUrl = env("REALNODE_ETCD_URL");
-const apiserverBinary = env("REALNODE_APISERVER");
-const apiserverArgs = JSON.parse(env("REALNODE_APISERVER_ARGS")) as string[];
 const caFile = env("REALNODE_CA");
 const pkiDir = join(caFile, "..");
 
@@ -54,83 +48,20 @@ const user = "podconfig-api-source-e2e";
 let client: { certFile: string; keyFile: string };
 
 /** A second kube-apiserver on the node's etcd: no watch cache, requests of `user` audited. */
-class SecondApiserver {
-  child: ChildProcess | undefined;
-  readonly auditLog = join(work, "audit.log");
-  constructor(readonly port: number) {}
-
-  async start(): Promise<void> {
-    const policy = join(work, "audit-policy.yaml");
-    writeFileSync(
-      policy,
-      `apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ["RequestReceived"]\nrules:\n- level: Metadata\n  users: ["${user}"]\n- level: None\n`,
-    );
-    const args = apiserverArgs
-      .filter((a) => !a.startsWith("--secure-port="))
-      .concat([
-        `--secure-port=${this.port}`,
-        "--watch-cache=false",
-        `--audit-policy-file=${policy}`,
-        `--audit-log-path=${this.auditLog}`,
-        "--audit-log-mode=blocking",
-      ]);
-    this.child = spawn(apiserverBinary, args, { stdio: ["ignore", "ignore", "ignore"] });
-    const url = `https://127.0.0.1:${this.port}`;
-    const deadline = Date.now() + bound;
-    for (;;) {
-      try {
-        execFileSync(
-          "kubectl",
-          [`--kubeconfig=${adminKubeconfig}`, `--server=${url}`, "get", "--raw=/readyz"],
-          {
-            stdio: "ignore",
-            timeout: 10_000,
-          },
-        );
-        return;
-      } catch {
-        if (this.child.exitCode !== null)
-          throw new Error(`the second kube-apiserver exited ${this.child.exitCode}`);
-        if (Date.now() > deadline) throw new Error("the second kube-apiserver never became ready");
-        await sleep(500);
-      }
-    }
+class SecondApiserver extends ExtraApiserver {
+  constructor(port: number) {
+    super(port, { workDir: work, args: ["--watch-cache=false"], auditedUsers: [user] });
   }
 
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (child === undefined || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await Promise.race([exited, sleep(30_000).then(() => child.kill("SIGKILL"))]);
-    await exited;
+  override start(): Promise<void> {
+    return super.start(adminKubeconfig, bound);
   }
 
   /** The source's requests for `resource`, in order: verb and query. */
   requestsOf(resource: string): { verb: string; query: URLSearchParams }[] {
-    let text = "";
-    try {
-      text = readFileSync(this.auditLog, "utf8");
-    } catch {
-      return [];
-    }
-    const seen = new Set<string>();
-    const requests: { verb: string; query: URLSearchParams }[] = [];
-    for (const line of text.split("\n").filter(Boolean)) {
-      const event = JSON.parse(line) as {
-        auditID: string;
-        verb: string;
-        requestURI: string;
-        objectRef?: { resource?: string };
-      };
-      if (event.objectRef?.resource !== resource || seen.has(event.auditID)) continue;
-      seen.add(event.auditID);
-      requests.push({
-        verb: event.verb,
-        query: new URL(event.requestURI, "https://x").searchParams,
-      });
-    }
-    return requests;
+    return this.requests()
+      .filter((r) => r.resource === resource)
+      .map(({ verb, query }) => ({ verb, query }));
   }
 }
 

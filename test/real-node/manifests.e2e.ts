@@ -146,6 +146,19 @@ test("the exporter's ServiceAccount can do what the exporter does, judged by the
   assert.equal(canI("list", "nodes"), true, "list nodes");
   // The kubelet cross-check: GET /metrics on the kubelet, authorized as nodes/metrics get.
   assert.equal(canI("get", "nodes", ["--subresource=metrics"]), true, "get nodes/metrics");
+  // Events (on by default): created, and patched for a repeat's series, in any namespace.
+  assert.equal(canI("create", "events.events.k8s.io", ["-n", "default"]), true, "create events");
+  assert.equal(canI("patch", "events.events.k8s.io", ["-n", "kube-system"]), true, "patch events");
+});
+
+test("patch nodes/status only with deploy/components/node-conditions' role", () => {
+  const role = join(repo, "deploy", "components", "node-conditions", "rbac.yaml");
+  kubectl(["delete", "-f", role, "--ignore-not-found"]);
+  assert.equal(canI("patch", "nodes", ["--subresource=status"]), false, "without the component");
+  kubectl(["apply", "-f", role]);
+  assert.equal(canI("patch", "nodes", ["--subresource=status"]), true, "with it");
+  assert.equal(canI("update", "nodes", ["--subresource=status"]), false, "update nodes/status");
+  assert.equal(canI("patch", "nodes"), false, "patch nodes (their spec, taints)");
 });
 
 test("the exporter's ServiceAccount cannot read nodes/proxy, nor write, nor read secrets", () => {

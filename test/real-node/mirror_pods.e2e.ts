@@ -20,7 +20,7 @@ import { parseExposition } from "../../src/kubelet/exposition.js";
 import type { OrphanedMirrorPodsStatus } from "../../src/kubelet/status.js";
 import type { ManifestStatus } from "../../src/server/manifests.js";
 import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
-import { kubectlWith } from "./kubectl.js";
+import { createMirrorPod, forceDeletePod, kubectlWith } from "./kubectl.js";
 
 const adminKubeconfig = process.env.REALNODE_KUBECONFIG;
 if (adminKubeconfig === undefined)
@@ -35,39 +35,17 @@ const mirrorName = `etcd-${nodeName}`;
 
 const kubectl = kubectlWith(adminKubeconfig);
 
-const forceDelete = () =>
-  kubectl([
-    "delete",
-    "pod",
-    "-n",
-    "kube-system",
-    mirrorName,
-    "--grace-period=0",
-    "--force",
-    "--ignore-not-found",
-  ]);
+const forceDelete = () => forceDeletePod(kubectl, "kube-system", mirrorName);
 
 /** The mirror pod CreateMirrorPod makes for a static pod of `hash`, saying `mirrorHash`. */
-function createMirror(hash: string, mirrorHash: string): string {
-  const pod = {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name: mirrorName,
-      namespace: "kube-system",
-      annotations: {
-        "kubernetes.io/config.hash": hash,
-        "kubernetes.io/config.source": "file",
-        "kubernetes.io/config.mirror": mirrorHash,
-      },
-    },
-    spec: {
-      nodeName,
-      containers: [{ name: "etcd", image: "registry.k8s.io/etcd:3.5.21-0" }],
-    },
-  };
-  return kubectl(["create", "-f", "-", "-o", "jsonpath={.metadata.uid}"], JSON.stringify(pod));
-}
+const createMirror = (hash: string, mirrorHash: string): string =>
+  createMirrorPod(kubectl, {
+    name: mirrorName,
+    nodeName,
+    hash,
+    mirrorHash,
+    container: { name: "etcd", image: "registry.k8s.io/etcd:3.5.21-0" },
+  });
 
 interface ManifestsBody {
   manifests: ManifestStatus[];
