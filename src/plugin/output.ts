@@ -1,6 +1,7 @@
 // How the plugin prints: kubectl's table (upper-case headers, columns three spaces apart,
 // `-o wide` adding columns), or the whole reports as JSON or YAML for scripts.
 import { stringify } from "yaml";
+import { notReadyReason } from "../server/state.js";
 import type { NodeReport } from "./status.js";
 
 export type OutputFormat = "table" | "wide" | "json" | "yaml";
@@ -97,7 +98,7 @@ export function statusTable(reports: readonly NodeReport[], wide: boolean): stri
 function detail(r: NodeReport): string {
   const notReady = r.sources.find((s) => !s.ready);
   if (notReady)
-    return `${notReady.source} not ready${notReady.lastError ? `: ${notReady.lastError}` : ""}`;
+    return `${notReady.source} not ready (${notReadyReason(notReady)})${notReady.lastError ? `: ${notReady.lastError}` : ""}`;
   const refused = r.refused[0];
   if (refused) return `refused: ${refused.manifest}: ${refused.reason}`;
   const shadowed = r.shadowed[0];

@@ -139,7 +139,7 @@ export function sourcesStatus(input: StatusInput): SourcesStatus {
 }
 
 /** Why a source is not ready, in a few words: the first step it has not taken. */
-export function notReadyReason(source: SourceStatus): string {
+export function notReadyReason(source: Pick<SourceStatus, "stored" | "seen">): string {
   if (!source.stored) return "no SET received yet";
   if (!source.seen) return "stored, not yet seen by the sync loop";
   return "ready";

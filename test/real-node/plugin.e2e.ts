@@ -210,7 +210,7 @@ test("status -o wide|json|yaml; exit 0 for healthy nodes, 3 when one could not b
   assert.match(wide.stdout, /KUBELET-VERSION\s+EXPORTER\s+DETAIL/);
   assert.match(
     wide.stdout,
-    /1\.37\s+podconfig-exporter\/podconfig-exporter-node-bad\s+http not ready: status: /,
+    /1\.37\s+podconfig-exporter\/podconfig-exporter-node-bad\s+http not ready \(no SET received yet\): status: /,
   );
   const json = await podconfig(admin, "status", "-o", "json");
   const reports = (
