@@ -17,10 +17,16 @@ export interface SourceReport {
 }
 
 export interface TimeToReady {
+  /** From the kubelet's start (read by the exporter's cross-check) to all sources ready. */
   seconds: number;
   /**
-   * From the kubelet's start (read by the exporter's cross-check) to the copy's all ready. An
-   * upper bound when the exporter started after the kubelet (its sources were first read then).
+   * kubelet: the kubelet's own, as the cross-check measured it (its first housekeeping);
+   * copy: the copy's all ready, while the kubelet's is not known.
+   */
+  of: "kubelet" | "copy";
+  /**
+   * The truth may be earlier: the kubelet was first read housekept, or (the copy's) the exporter
+   * started after the kubelet and its sources were first read then.
    */
   upperBound: boolean;
 }
@@ -144,9 +150,15 @@ function fromExporter(
   const kubeletStart = kubelet?.startTime ? Date.parse(kubelet.startTime) : Number.NaN;
   const allReady = status.allReadyAt ? Date.parse(status.allReadyAt.time) : Number.NaN;
   const clockStart = Date.parse(status.startTime);
-  const timeToReady =
-    Number.isFinite(kubeletStart) && Number.isFinite(allReady)
-      ? { seconds: (allReady - kubeletStart) / 1000, upperBound: clockStart > kubeletStart }
+  const own = kubelet?.timeToReady;
+  const timeToReady: TimeToReady | null = own
+    ? { seconds: own.seconds, of: "kubelet", upperBound: own.measurement === "upper_bound" }
+    : Number.isFinite(kubeletStart) && Number.isFinite(allReady)
+      ? {
+          seconds: (allReady - kubeletStart) / 1000,
+          of: "copy",
+          upperBound: clockStart > kubeletStart,
+        }
       : null;
   return {
     node,

@@ -115,8 +115,8 @@ Use "kubectl podconfig <command> --help" for more information about a given comm
 export const StatusHelp = commandHelp({
   description: `Show, for every node (or the nodes named), what its podconfig-exporter sees: whether each
 pod source (file, http, api) is ready, seconds from the kubelet's start to all sources ready
-(<= when the exporter started later: an upper bound), refused and shadowed static pod
-manifests, and whether the kubelet cross-check agrees. Nodes whose exporter cannot be read
+(the kubelet's own figure once the cross-check has measured it, else the exporter's copy's;
+<= for an upper bound), refused and shadowed static pod manifests, and whether the kubelet cross-check agrees. Nodes whose exporter cannot be read
 are shown as Unknown, and why is written to stderr.
 
  Needs list nodes, list pods (in --namespace, or all namespaces) and get pods/proxy.`,
