@@ -3,6 +3,8 @@
 // collector's table in docs/metrics.md; test/observability/metrics_doc.test.ts fails when a note
 // names a metric the exporter does not register. Help stays one line of at most 120 characters
 // (test/telemetry/metric_help.test.ts), as node_exporter keeps it; the detail goes here.
+import { defaultSpamBurst, defaultSpamQPS } from "../src/events/correlation.js";
+import { maxQueuedEvents, maxTriesPerEvent } from "../src/events/recorder.js";
 import { HousekeepingSeries, SupportedMinorVersions } from "../src/kubelet/signals.js";
 import { PLEGRelistThresholdMs, RuntimeSyncThresholdMs } from "../src/kubelet/sync_loop_state.js";
 import { StalePeriods } from "../src/sources/health.js";
@@ -47,4 +49,10 @@ export const metricNotes: Readonly<Record<string, string>> = {
   podconfig_manifests:
     "`stored`: the kubelet holds its pod; `refused`: reading or decoding failed; `duplicate`: another manifest's pod of the same namespace and name is the one held; `missing`: the static pod path itself does not exist, so no static pod from it runs; `pending`: the watch reported a change not read yet; `ignored`: never read (a dotfile, a directory, not a regular file). Each file and http source has its `stored` series, at 0 too; the other verdicts are present only while there are some.",
   podconfig_manifest_info: `\`file\`: the path, or the URL and the item. \`reason\`: \`read\`, \`parse\`, \`invalid\`, \`policy\` (a valid pod the kubelet refuses as a static pod: it references a Secret, ConfigMap or other API object) or \`duplicate\`. At most ${MaxManifestInfoSeries} series per node, refused manifests first; podconfig_manifest_info_overflow counts the rest.`,
+  podconfig_events_recorded_total:
+    "Refused and shadowed manifests, sources not ready past the startup grace period, all sources ready, and the cross-check's disagreements, as Events (--events). A repeat within a live series is counted here and only in that series' count, not written again. The writes collector's series are absent with --events=false or without an API server.",
+  podconfig_event_writes_total: `A write is a create, or a series patch (with the create it falls back to when the Event is gone). \`failure\`: no answer, or an answer other than success; each is logged. A write that got no answer, a 429, or a 5xx with Retry-After is tried again, at most ${maxTriesPerEvent} times in all.`,
+  podconfig_events_dropped_total: `\`queue_full\`: ${maxQueuedEvents} Events already waiting; \`rate_limited\`: the per-object spam filter (${defaultSpamBurst} at once, then one every ${Math.round(1 / defaultSpamQPS / 60)} minutes); \`rejected\`: the API server refused the write (403 without RBAC for events.k8s.io events, 422); \`retries_exhausted\`: ${maxTriesPerEvent} tries without an answer.`,
+  podconfig_node_condition_writes_total:
+    "With --node-conditions: one strategic merge patch of this node's status.conditions per write, at a change (at most every 10 s), at every heartbeat period, and 10 s after a failure. A failure is logged.",
 };

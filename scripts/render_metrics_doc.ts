@@ -62,6 +62,11 @@ function registryOf(options: {
       mirrorPods: new MirrorPodView({ now: () => 0 }),
       clock: { now: () => 0 },
       manifests: { verdicts: () => [], sources: () => ["file", "http"] },
+      // As with --events and --node-conditions, so the writes collector's series are documented.
+      writes: {
+        events: () => ({ recorded: 0, writes: new Map(), dropped: new Map() }),
+        nodeConditions: () => new Map(),
+      },
     },
   });
   for (const source of sources) core.podConfig.channel(source);

@@ -15,8 +15,8 @@ import { TokenBucket } from "./token_bucket.js";
 
 const maxLruCacheEntries = 4096;
 /** defaultSpamBurst, defaultSpamQPS: 25 events, then one every 300 s. */
-const defaultSpamBurst = 25;
-const defaultSpamQPS = 1 / 300;
+export const defaultSpamBurst = 25;
+export const defaultSpamQPS = 1 / 300;
 /** defaultAggregateMaxEvents, defaultAggregateIntervalInSeconds. */
 const defaultAggregateMaxEvents = 10;
 const defaultAggregateIntervalMs = 600_000;

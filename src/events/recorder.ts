@@ -39,10 +39,10 @@ import {
 } from "./event.js";
 import { type EventSink, SinkError } from "./sink.js";
 
-const maxTriesPerEvent = 12;
+export const maxTriesPerEvent = 12;
 const finishTimeMs = 6 * 60_000;
 const refreshTimeMs = 30 * 60_000;
-const maxQueuedEvents = 1000;
+export const maxQueuedEvents = 1000;
 const defaultSleepMs = 10_000;
 
 export type WriteResult = "success" | "failure";

@@ -22,7 +22,7 @@ export function registerWriteMetrics(
   if (events) {
     mirroredCounter({
       name: "podconfig_events_recorded_total",
-      help: "Events the exporter recorded (refused or shadowed manifests, sources not ready, all ready, a disagreement with the kubelet), before the recorder's bounds: a repeat is counted here and only in its series.",
+      help: "Events the exporter recorded about this node and its static pods, before the recorder's bounds.",
       labelNames: [] as const,
       registry,
       *totals() {
@@ -31,7 +31,7 @@ export function registerWriteMetrics(
     });
     mirroredCounter({
       name: "podconfig_event_writes_total",
-      help: "Writes of Events to the API server (a create, or a series patch and the create it may fall back to), by result: success, or failure (no answer, or an answer other than success; each failure is logged).",
+      help: "Event writes to the API server (creates and series patches), by result: success or failure.",
       labelNames: ["result"] as const,
       registry,
       *totals() {
@@ -41,7 +41,7 @@ export function registerWriteMetrics(
     });
     mirroredCounter({
       name: "podconfig_events_dropped_total",
-      help: "Events not written, by cause: queue_full (1000 waiting), rate_limited (25 per object, then one every 5 minutes), rejected (the API server refused it, e.g. 403 without RBAC for events), retries_exhausted (12 tries without an answer).",
+      help: "Events not written, by cause: queue_full, rate_limited, rejected or retries_exhausted.",
       labelNames: ["cause"] as const,
       registry,
       *totals() {
@@ -53,7 +53,7 @@ export function registerWriteMetrics(
   if (nodeConditions) {
     mirroredCounter({
       name: "podconfig_node_condition_writes_total",
-      help: "Patches of this node's status conditions (PodSourcesReady, StaticPodManifestsAccepted), by result: success, or failure (logged; tried again 10 s later).",
+      help: "Patches of this node's conditions PodSourcesReady and StaticPodManifestsAccepted, by result: success or failure.",
       labelNames: ["result"] as const,
       registry,
       *totals() {
