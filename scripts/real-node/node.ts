@@ -121,6 +121,8 @@ export class RealNode {
 
   /** Makes the (empty) directories, so the test can place static pods before start(). */
   async prepare(): Promise<void> {
+    // A run killed before its teardown (SIGKILL) leaves its pods' shm mounts behind.
+    this.unmountAll();
     rmSync(this.options.workDir, { recursive: true, force: true });
     rmSync(this.dirs.logs, { recursive: true, force: true });
     for (const dir of Object.values(this.dirs)) mkdirSync(dir, { recursive: true });
