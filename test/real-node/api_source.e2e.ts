@@ -8,12 +8,13 @@
 // a pushed SET), with a generous bound for a loaded machine. The fake API server
 // (test/support/fake_apiserver.ts) stays for the faults a real one will not produce.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
 import { freePort } from "../../scripts/real-node/node.js";
 import { kubeconfig } from "../../scripts/real-node/pki.js";
 import type { KubeletMinor } from "../../src/core/version.js";
@@ -23,6 +24,8 @@ import { signed } from "../support/certs.js";
 import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 import { ExtraApiserver, realNodeEnv as env } from "./apiserver.js";
 import { kubectlWith } from "./kubectl.js";
+
+const execFileAsync = promisify(execFile);
 
 const adminKubeconfig = env("REALNODE_KUBECONFIG");
 const etcdUrl = env("REALNODE_ETCD_URL");
@@ -276,18 +279,21 @@ test("410 after an etcd compaction: the resumed watch is refused as Expired and 
 
 /** Compacts etcd at its current revision with etcdctl (Debian's etcd-client: the v3 API). */
 async function compactEtcd(): Promise<void> {
-  const etcdctl = (args: string[]): string =>
-    execFileSync("etcdctl", [`--endpoints=${etcdUrl}`, ...args], {
-      encoding: "utf8",
-      env: { ...process.env, ETCDCTL_API: "3" },
-      timeout: 60_000,
-    });
-  const [status] = JSON.parse(etcdctl(["endpoint", "status", "-w", "json"])) as {
+  // Asynchronous: the source under test runs in this process and keeps its own deadlines.
+  const etcdctl = async (args: string[]): Promise<string> =>
+    (
+      await execFileAsync("etcdctl", [`--endpoints=${etcdUrl}`, ...args], {
+        encoding: "utf8",
+        env: { ...process.env, ETCDCTL_API: "3" },
+        timeout: 60_000,
+      })
+    ).stdout;
+  const [status] = JSON.parse(await etcdctl(["endpoint", "status", "-w", "json"])) as {
     Status: { header: { revision: number } };
   }[];
   const revision = status?.Status.header.revision;
   assert.ok(revision !== undefined && revision > 0, "etcd's current revision");
-  assert.match(etcdctl(["compact", String(revision), "--physical"]), /compacted revision/);
+  assert.match(await etcdctl(["compact", String(revision), "--physical"]), /compacted revision/);
 }
 
 test("bookmarks: the node's API server (watch cache on) sends a BOOKMARK on a quiet watch; it counts as a success and pushes nothing", async (t) => {

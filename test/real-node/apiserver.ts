@@ -2,10 +2,13 @@
 // REALNODE_* variables) on the node's etcd, with flags of the test's own: no watch cache, an
 // egress selector, a separate etcd prefix (a cluster of its own on the same etcd). The requests
 // of the users it audits are in its audit log, which says what a client did.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
 
 export const realNodeEnv = (name: string): string => {
   const value = process.env[name];
@@ -69,10 +72,12 @@ export class ExtraApiserver {
     const deadline = Date.now() + boundMs;
     for (;;) {
       try {
-        execFileSync(
+        // Not execFileSync: the clients under test run in this process, and a loop blocked for
+        // seconds at a time would fail their own deadlines (a credentials file read's 10 s).
+        await execFileAsync(
           "kubectl",
           [`--kubeconfig=${adminKubeconfig}`, `--server=${this.url}`, "get", "--raw=/readyz"],
-          { stdio: "ignore", timeout: 10_000 },
+          { timeout: 10_000 },
         );
         return;
       } catch {
