@@ -1,5 +1,6 @@
 // Builds the real node's binaries for one pinned kubernetes release with the machine's Go:
-// kubelet, kube-apiserver and etcd from realnode/v1.<minor> (the wrapper module), and the
+// kubelet, kube-apiserver and etcd (and, for a one-node cluster, kube-controller-manager,
+// kube-scheduler and kube-proxy) from realnode/v1.<minor> (the wrapper module), and the
 // sandbox's pause from realnode/pause. Output goes to .cache/real-node/<release>/; the module
 // and build caches are Go's own (GOMODCACHE, GOCACHE), so a second build only relinks what
 // changed, and `go build` skips the link when the binary's build ID is current.
@@ -13,6 +14,16 @@ export interface NodeBinaries {
   kubeApiserver: string;
   etcd: string;
   pause: string;
+}
+
+/**
+ * A one-node cluster's: the node's, the controllers a DaemonSet and a ServiceAccount token need,
+ * the scheduler, and kube-proxy (a pod reaches the API server at its Service's cluster IP).
+ */
+export interface ClusterBinaries extends NodeBinaries {
+  kubeControllerManager: string;
+  kubeScheduler: string;
+  kubeProxy: string;
 }
 
 export function binDir(release: string): string {
@@ -55,7 +66,9 @@ function go(args: string[], cwd: string): string {
   return result.stdout;
 }
 
-export function buildNode(release: string): NodeBinaries {
+export function buildNode(release: string): NodeBinaries;
+export function buildNode(release: string, options: { cluster: true }): ClusterBinaries;
+export function buildNode(release: string, { cluster = false } = {}): NodeBinaries {
   const dir = moduleDir(release);
   const out = binDir(release);
   mkdirSync(out, { recursive: true });
@@ -76,15 +89,30 @@ export function buildNode(release: string): NodeBinaries {
       `${out}/`,
       "k8s.io/kubernetes/cmd/kubelet",
       "k8s.io/kubernetes/cmd/kube-apiserver",
+      ...(cluster
+        ? [
+            "k8s.io/kubernetes/cmd/kube-controller-manager",
+            "k8s.io/kubernetes/cmd/kube-scheduler",
+            "k8s.io/kubernetes/cmd/kube-proxy",
+          ]
+        : []),
       "./cmd/etcd",
     ],
     dir,
   );
   go(["build", "-o", `${out}/`, "."], join(repoRoot, "realnode", "pause"));
-  return {
+  const node = {
     kubelet: join(out, "kubelet"),
     kubeApiserver: join(out, "kube-apiserver"),
     etcd: join(out, "etcd"),
     pause: join(out, "pause"),
   };
+  if (!cluster) return node;
+  const all: ClusterBinaries = {
+    ...node,
+    kubeControllerManager: join(out, "kube-controller-manager"),
+    kubeScheduler: join(out, "kube-scheduler"),
+    kubeProxy: join(out, "kube-proxy"),
+  };
+  return all;
 }
