@@ -22,6 +22,20 @@ import { packPauseImage, pauseImage } from "./pause_image.js";
 import { kubeconfig, makePki, type NodePki } from "./pki.js";
 import { Daemon, waitFor } from "./process.js";
 
+/**
+ * The Services' range. A node of its own network namespace takes TEST-NET-2 (RFC 5737, never
+ * routed anywhere), which exists only in that namespace; the node alone keeps the range it had.
+ */
+export const clusterServiceRange = "198.51.100.0/24";
+/** The names and address a pod reaches the API server by: the "kubernetes" Service's. */
+const kubernetesServiceNames = [
+  "IP:198.51.100.1",
+  "DNS:kubernetes",
+  "DNS:kubernetes.default",
+  "DNS:kubernetes.default.svc",
+  "DNS:kubernetes.default.svc.cluster.local",
+];
+
 export interface RealNodeOptions {
   release: string;
   binaries: NodeBinaries;
@@ -30,6 +44,13 @@ export interface RealNodeOptions {
   /** The kubelet's staticPodURL. */
   manifestUrl: string;
   nodeName?: string;
+  /**
+   * The address the node registers and serves on. Default 127.0.0.1, which the kubelet refuses
+   * to register ("nodeIP can't be loopback address"): the Node then has no address, as for the
+   * node alone. A one-node cluster (cluster.ts) gives an address of its own network namespace,
+   * and the well-known ports, free there.
+   */
+  nodeIP?: string;
   log?: (line: string) => void;
   /** kube-apiserver flags of this node's API server beyond apiserverArgs' (e.g. an egress selector). */
   apiserverOverrides?: readonly string[];
@@ -82,9 +103,13 @@ export class RealNode {
   private readonly log: (line: string) => void;
   private kubeletRuns = 0;
 
+  /** The address everything of the node binds (see RealNodeOptions.nodeIP). */
+  readonly nodeIP: string;
+
   constructor(readonly options: RealNodeOptions) {
     const w = options.workDir;
     this.nodeName = options.nodeName ?? "realnode";
+    this.nodeIP = options.nodeIP ?? "127.0.0.1";
     this.dirs = {
       pki: join(w, "pki"),
       etcd: join(w, "etcd"),
@@ -102,11 +127,16 @@ export class RealNode {
   }
 
   get apiserverUrl(): string {
-    return `https://127.0.0.1:${this.ports.apiserver}`;
+    return `https://${this.nodeIP}:${this.ports.apiserver}`;
   }
 
   get kubeletMetricsUrl(): string {
-    return `https://127.0.0.1:${this.ports.kubelet}/metrics`;
+    return `https://${this.nodeIP}:${this.ports.kubelet}/metrics`;
+  }
+
+  /** Whether the node registers its address: then it has its own network namespace. */
+  private get registersAddress(): boolean {
+    return this.options.nodeIP !== undefined;
   }
 
   /** The kubelet's self-signed serving certificate (with its CA), as on a kubeadm node. */
@@ -136,14 +166,19 @@ export class RealNode {
 
   /** etcd and kube-apiserver alone (no containerd, no kubelet): an API server to test against. */
   async startControlPlane(): Promise<void> {
+    const wellKnown = this.registersAddress;
     this.ports = {
       etcd: await freePort(),
       etcdPeer: await freePort(),
-      apiserver: await freePort(),
-      kubelet: await freePort(),
-      kubeletHealthz: await freePort(),
+      apiserver: wellKnown ? 6443 : await freePort(),
+      kubelet: wellKnown ? 10250 : await freePort(),
+      kubeletHealthz: wellKnown ? 10248 : await freePort(),
     };
-    this.pki = makePki(this.dirs.pki, this.nodeName);
+    this.pki = makePki(
+      this.dirs.pki,
+      this.nodeName,
+      wellKnown ? [`IP:${this.nodeIP}`, ...kubernetesServiceNames] : [],
+    );
     await this.startEtcd();
     await this.startApiserver();
   }
@@ -197,8 +232,8 @@ export class RealNode {
     const p = this.pki;
     return [
       `--etcd-servers=${this.etcdUrl}`,
-      "--bind-address=127.0.0.1",
-      "--advertise-address=127.0.0.1",
+      `--bind-address=${this.nodeIP}`,
+      `--advertise-address=${this.nodeIP}`,
       `--secure-port=${port}`,
       `--tls-cert-file=${p.apiserver.certFile}`,
       `--tls-private-key-file=${p.apiserver.keyFile}`,
@@ -208,15 +243,15 @@ export class RealNode {
       "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
       `--service-account-key-file=${p.serviceAccountPublicKey}`,
       `--service-account-signing-key-file=${p.serviceAccountKey}`,
-      "--service-cluster-ip-range=10.96.0.0/16",
+      `--service-cluster-ip-range=${this.registersAddress ? clusterServiceRange : "10.96.0.0/16"}`,
       `--kubelet-client-certificate=${p.apiserverKubeletClient.certFile}`,
       `--kubelet-client-key=${p.apiserverKubeletClient.keyFile}`,
-      "--kubelet-preferred-address-types=InternalIP",
+      "--kubelet-preferred-address-types=InternalIP,Hostname",
       "--allow-privileged=true",
       // The "kubernetes" Service's endpoint may not be loopback ("cannot use public IP
-      // 127.0.0.1 with endpoint reconciler ... may not be in the loopback range"); nothing here
-      // reaches the API server through that Service.
-      "--endpoint-reconciler-type=none",
+      // 127.0.0.1 with endpoint reconciler ... may not be in the loopback range"); nothing of
+      // the node alone reaches the API server through that Service. A cluster's pods do.
+      ...(this.registersAddress ? [] : ["--endpoint-reconciler-type=none"]),
       ...overrides,
     ];
   }
@@ -309,7 +344,7 @@ state = "${join(c, "state")}"
       this.kubeletConfigFile,
       `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-address: 127.0.0.1
+address: ${this.nodeIP}
 port: ${this.ports.kubelet}
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
@@ -374,7 +409,7 @@ imageGCLowThresholdPercent: 99
         `--config=${this.kubeletConfigFile}`,
         `--kubeconfig=${kubeletKubeconfig}`,
         `--hostname-override=${this.nodeName}`,
-        "--node-ip=127.0.0.1",
+        `--node-ip=${this.nodeIP}`,
         `--root-dir=${this.dirs.kubelet}`,
         `--cert-dir=${join(this.dirs.kubelet, "pki")}`,
         "--v=4",

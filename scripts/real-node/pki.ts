@@ -21,11 +21,15 @@ export interface NodePki {
   serviceAccountPublicKey: string;
 }
 
-export function makePki(dir: string, nodeName: string): NodePki {
+/** A client certificate signed by the node's CA: `subject` carries user and groups. */
+export function clientCertificate(dir: string, name: string, subject: string): Pair {
+  return signed(dir, "ca", name, `DNS:${name}`, subject);
+}
+
+export function makePki(dir: string, nodeName: string, apiserverNames: string[] = []): NodePki {
   mkdirSync(dir, { recursive: true });
   const ca = selfSigned(dir, "ca");
-  const client = (name: string, subject: string): Pair =>
-    signed(dir, "ca", name, `DNS:${name}`, subject);
+  const client = (name: string, subject: string): Pair => clientCertificate(dir, name, subject);
   const serviceAccountKey = join(dir, "sa.key");
   const serviceAccountPublicKey = join(dir, "sa.pub");
   execFileSync("openssl", ["genrsa", "-out", serviceAccountKey, "2048"], { stdio: "ignore" });
@@ -39,7 +43,13 @@ export function makePki(dir: string, nodeName: string): NodePki {
   return {
     dir,
     ca,
-    apiserver: signed(dir, "ca", "apiserver", "IP:127.0.0.1,DNS:localhost", "/CN=kube-apiserver"),
+    apiserver: signed(
+      dir,
+      "ca",
+      "apiserver",
+      ["IP:127.0.0.1", "DNS:localhost", ...apiserverNames].join(","),
+      "/CN=kube-apiserver",
+    ),
     apiserverKubeletClient: client(
       "apiserver-kubelet-client",
       "/O=system:masters/CN=kube-apiserver-kubelet-client",
