@@ -22,6 +22,8 @@ export interface GoTool {
    * whose list the proxy refuses (jsonnet-bundler's). The binary is the same, stamped alike.
    */
   asModuleTool?: boolean;
+  /** Build tags (e.g. Prometheus' remove_all_sd): part of the cache's directory name. */
+  tags?: string[];
 }
 
 /** The module version a binary was built from, as `go version -m` reads it. */
@@ -43,7 +45,11 @@ export function goToolsCache(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The path of the tool at its pinned version, built now (once per machine) if missing. */
 export function ensureGoTool(tool: GoTool): string {
-  const dir = join(goToolsCache(), `${tool.name}@${tool.version}`);
+  const tags = tool.tags ?? [];
+  const dir = join(
+    goToolsCache(),
+    `${tool.name}@${tool.version}${tags.map((t) => `+${t}`).join("")}`,
+  );
   const path = join(dir, tool.name);
   if (existsSync(path) && builtVersion(path, tool.module) === tool.version) return path;
   mkdirSync(dir, { recursive: true });
@@ -69,7 +75,14 @@ export function ensureGoTool(tool: GoTool): string {
         `${tool.pkg}@${tool.version}`,
         module ?? "",
       ],
-      { env: { ...process.env, GOBIN: dir }, stdio: ["ignore", "inherit", "inherit"] },
+      {
+        env: {
+          ...process.env,
+          GOBIN: dir,
+          ...(tags.length > 0 ? { GOFLAGS: `-tags=${tags.join(",")}` } : {}),
+        },
+        stdio: ["ignore", "inherit", "inherit"],
+      },
     );
   } finally {
     if (module) rmSync(module, { recursive: true, force: true });
