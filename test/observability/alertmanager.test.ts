@@ -3,107 +3,32 @@
 // webhook on 127.0.0.1 and the timers shortened. The alerts posted are those the promtool tests
 // (prometheus/tests/) show firing for each situation.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, type TestContext, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { stringify } from "yaml";
-import { alertmanagerConfig } from "../../mixin/alertmanager.js";
-import { defaultConfig } from "../../mixin/config.js";
 import { eventually } from "../server/helpers.js";
+import { Alertmanager, type Notification, WebhookReceiver } from "./alertmanager_process.js";
 
 type Labels = Record<string, string>;
 
-interface Notification {
-  status: string;
-  groupLabels: Labels;
-  alerts: { labels: Labels; status: string }[];
-}
-
-/** A webhook receiver that keeps every notification it is sent. */
-async function webhook(t: TestContext): Promise<{ url: string; received: Notification[] }> {
-  const received: Notification[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => {
-      body += chunk.toString();
-    });
-    request.on("end", () => {
-      received.push(JSON.parse(body) as Notification);
-      response.end();
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  // Alertmanager keeps its connection to the webhook alive, and the hooks run before the one
-  // that stops it: close every connection, or close() waits for Alertmanager forever.
-  t.after(() => {
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    return closed;
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, received };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const GROUP_WAIT_MS = 1000;
+
+/** A webhook receiver that keeps every notification it is sent, closed after the test. */
+async function webhook(t: TestContext): Promise<WebhookReceiver> {
+  const receiver = await WebhookReceiver.start();
+  t.after(() => receiver.close());
+  return receiver;
+}
 
 /** Alertmanager with the generated config, its receiver replaced by the webhook. */
 async function alertmanager(t: TestContext, webhookURL: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "podconfig-alertmanager-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const generated = alertmanagerConfig(defaultConfig);
-  const config = {
-    ...generated,
-    route: { ...generated.route, group_wait: "1s", group_interval: "1s" },
-    receivers: [
-      {
-        name: generated.route.receiver,
-        webhook_configs: [{ url: webhookURL, send_resolved: false }],
-      },
-    ],
-  };
-  await writeFile(join(dir, "alertmanager.yml"), stringify(config));
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    "prometheus-alertmanager",
-    [
-      `--config.file=${join(dir, "alertmanager.yml")}`,
-      `--storage.path=${join(dir, "data")}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      "--cluster.listen-address=",
-      "--log.level=warn",
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let log = "";
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    log += chunk;
-  });
-  t.after(async () => {
-    if (child.exitCode !== null) return;
-    child.kill("SIGTERM");
-    await once(child, "exit");
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok ? true : undefined),
-    `alertmanager to be ready\n${log}`,
-  );
-  return url;
+  const started = await Alertmanager.start(dir, webhookURL, { groupWait: "1s" });
+  t.after(() => started.stop());
+  return started.url;
 }
 
 async function post(url: string, alerts: Labels[]): Promise<void> {

@@ -55,20 +55,34 @@ export class Prometheus {
 
   /**
    * Prometheus over `dir` (its rule files in dir/rules/*.yml) with these scrape configs, every
-   * second.
+   * `interval` (a second), its alerts sent to `alertmanager` (a URL) if given; `binary` is
+   * Debian's unless given.
    */
-  static async launch(dir: string, scrapeConfigs: object[]): Promise<Prometheus> {
+  static async launch(
+    dir: string,
+    scrapeConfigs: object[],
+    { interval = "1s", alertmanager = "", binary = "prometheus" } = {},
+  ): Promise<Prometheus> {
+    const alerting =
+      alertmanager === ""
+        ? {}
+        : {
+            alerting: {
+              alertmanagers: [{ static_configs: [{ targets: [new URL(alertmanager).host] }] }],
+            },
+          };
     await writeFile(
       join(dir, "prometheus.yml"),
       JSON.stringify({
-        global: { scrape_interval: "1s", evaluation_interval: "1s" },
+        global: { scrape_interval: interval, evaluation_interval: interval },
         rule_files: ["rules/*.yml"],
         scrape_configs: scrapeConfigs,
+        ...alerting,
       }),
     );
     const port = await freePort();
     const child = spawn(
-      "prometheus",
+      binary,
       [
         `--config.file=${join(dir, "prometheus.yml")}`,
         `--storage.tsdb.path=${join(dir, "data")}`,
@@ -86,7 +100,12 @@ export class Prometheus {
       async () =>
         (await fetch(`${prometheus.url}/-/ready`).catch(() => undefined))?.ok ? true : undefined,
       "prometheus to be ready",
-    );
+    ).catch((error: unknown) => {
+      child.kill("SIGKILL");
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}; its log:\n${log}`,
+      );
+    });
     return prometheus;
   }
 
@@ -107,6 +126,19 @@ export class Prometheus {
       data: { alerts: { labels: Record<string, string>; state: string }[] };
     };
     return body.data.alerts.filter((alert) => alert.labels.alertname === name);
+  }
+
+  /** The active targets: their labels after relabelling, and whether the last scrape worked. */
+  async targets(): Promise<
+    { labels: Record<string, string>; health: string; lastError: string }[]
+  > {
+    const response = await fetch(`${this.url}/api/v1/targets?state=active`);
+    const body = (await response.json()) as {
+      data: {
+        activeTargets: { labels: Record<string, string>; health: string; lastError: string }[];
+      };
+    };
+    return body.data.activeTargets;
   }
 
   async stop(): Promise<void> {
