@@ -413,3 +413,40 @@ test("README's scrape job has the job name the alert rules expect", () => {
     "instance is the node name",
   );
 });
+
+test("components/host-network: the DaemonSet in the node's network, its port the node's", {
+  skip: hasKubectl() ? false : "kubectl is not installed",
+}, () => {
+  // A user's overlay: kubeadm's, with the component added.
+  const dir = mkdtempSync(join(deployDir, ".host-network-"));
+  try {
+    writeFileSync(
+      join(dir, "kustomization.yaml"),
+      [
+        "apiVersion: kustomize.config.k8s.io/v1beta1",
+        "kind: Kustomization",
+        "resources: [../overlays/kubeadm]",
+        "components: [../components/host-network]",
+        "",
+      ].join("\n"),
+    );
+    const rendered = execFileSync("kubectl", ["kustomize", dir], { encoding: "utf8" });
+    const daemonSet = objectsOf(rendered, dir).find((o) => o.kind === "DaemonSet");
+    const pod = daemonSet.spec.template.spec;
+    assert.equal(pod.hostNetwork, true);
+    assert.equal(pod.dnsPolicy, "ClusterFirstWithHostNet");
+    assert.deepEqual(pod.containers[0].ports, [
+      { name: "metrics", containerPort: scrapePort, hostPort: scrapePort, protocol: "TCP" },
+    ]);
+    // Everything else is the overlay's.
+    const kubeadm = objectsOf(readRepo(renderedPath("kubeadm")), "kubeadm").find(
+      (o) => o.kind === "DaemonSet",
+    );
+    const { hostNetwork, dnsPolicy, containers, ...rest } = pod;
+    const { containers: kubeadmContainers, ...kubeadmRest } = kubeadm.spec.template.spec;
+    assert.deepEqual(rest, kubeadmRest);
+    assert.deepEqual({ ...containers[0], ports: [] }, { ...kubeadmContainers[0], ports: [] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
