@@ -14,12 +14,19 @@
 #      its own network namespace), once as uid 0 and once as uid 1000; each run checks /healthz,
 #      /readyz, /metrics (the revision in podconfig_build_info, the pods from the node's
 #      directory), the image's HEALTHCHECK, and that SIGTERM ends it with status 0.
+# With --save FILE REF the built image is also tagged REF and saved to FILE (docker save), for a
+# node's containerd to import (npm run e2e:cluster).
 # Needs root (dockerd, chroot, nsenter), apt sources and npm for the base. Starts its own dockerd on a private socket and
 # data root, and stops it on exit. Outside CI the base rootfs is cached in
 # ${PODCONFIG_SMOKE_CACHE:-~/.cache/podconfig-exporter}; CI (CI=true) always assembles it anew.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+save_file="" save_ref=""
+if [[ ${1:-} == --save ]]; then
+  [[ $# == 3 ]] || { echo "usage: $0 [--save FILE REF]" >&2; exit 2; }
+  save_file=$(realpath -m "$2") save_ref=$3
+fi
 
 log() { printf '[image-smoke %s] %s\n' "$(date -u +%T)" "$*"; }
 fail() {
@@ -132,6 +139,12 @@ image_bytes=$(bytes podconfig-exporter:smoke)
 base_bytes=$(bytes "$base_tag")
 log "image size: podconfig-exporter:smoke $(mb "$image_bytes") (base $(mb "$base_bytes"), app layers $(mb $((image_bytes - base_bytes))))"
 ((image_bytes <= max_image_bytes)) || fail "the image is $(mb "$image_bytes"), more than $(mb "$max_image_bytes")"
+if [[ -n $save_file ]]; then
+  docker tag podconfig-exporter:smoke "$save_ref"
+  mkdir -p "$(dirname "$save_file")"
+  docker save -o "$save_file" "$save_ref"
+  log "saved as $save_ref in $save_file"
+fi
 
 # --- 3. run it as the DaemonSet does ------------------------------------------------------------
 # The kubeadm overlay's container: its args, and env with the downward API filled in.

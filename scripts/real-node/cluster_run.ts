@@ -1,0 +1,319 @@
+// The one-node cluster's run, inside the network namespace npm run e2e:cluster made for it
+// (cluster_e2e.ts builds everything first and passes the paths in CLUSTER_RUN): the cluster,
+// the image imported into its containerd, then the exporter installed twice as a user installs
+// it (helm install, then kubectl apply -k after a clean uninstall), scraped by discovery, and a
+// user's incident played end to end. Everything is torn down at the end, on failure and on
+// SIGINT/SIGTERM; the namespace goes with the last process.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ClusterBinaries } from "./build.js";
+import { churn } from "./churn.js";
+import { Cluster, enterNetworkNamespace } from "./cluster.js";
+import {
+  alertState,
+  dashboardStatePanels,
+  firstSample,
+  kubeletRefusal,
+  type Observability,
+  received,
+  runbookManifests,
+  runbookSection,
+  startObservability,
+  targetUp,
+} from "./incident.js";
+import {
+  type BuiltImage,
+  exporterMetrics,
+  exporterPods,
+  helmInstall,
+  type InstallMethod,
+  kustomizeInstall,
+  leftovers,
+  memoryRequestBytes,
+  namespace,
+  observeInstall,
+  workingSetBytes,
+} from "./install.js";
+import { ManifestServer } from "./manifest_server.js";
+import { sample } from "./observe.js";
+import { waitFor } from "./process.js";
+import { staticPod } from "./scenarios.js";
+import { repoRoot } from "./versions.js";
+
+interface RunInput {
+  release: string;
+  binaries: ClusterBinaries;
+  helm: string;
+  prometheus: string;
+  imageTar: string;
+  image: BuiltImage;
+}
+
+const input = JSON.parse(process.env.CLUSTER_RUN ?? "null") as RunInput | null;
+if (input === null) throw new Error("CLUSTER_RUN is not set: run this through npm run e2e:cluster");
+const { release, binaries, helm, image, prometheus } = input;
+const began = Date.now();
+const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const say = (line: string) => console.log(line);
+
+let cluster: Cluster | undefined;
+let manifests: ManifestServer | undefined;
+let observability: Observability | undefined;
+let tornDown: Promise<void> | undefined;
+
+function teardown(): Promise<void> {
+  tornDown ??= (async () => {
+    await observability?.stop();
+    await manifests?.close();
+    await cluster?.stop();
+  })();
+  return tornDown;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => {
+    console.error(`${signal}: tearing the cluster down`);
+    teardown().finally(() => process.exit(130));
+  });
+
+/** The figures README.md reports, printed at the end. */
+const figures: string[] = [];
+
+async function main(): Promise<void> {
+  enterNetworkNamespace();
+  let t = Date.now();
+  // The manifest URL answers 503 from the start: the incident's stuck source.
+  manifests = await ManifestServer.start();
+  const workDir = join(repoRoot, ".cache", "real-node", `cluster-${release}`);
+  cluster = new Cluster({ release, binaries, workDir, manifestUrl: manifests.url });
+  const node = cluster.node;
+  await node.prepare();
+  // kubeadm writes static pod manifests root-owned, 0600.
+  writeFileSync(join(node.dirs.manifests, "a.yaml"), staticPod("a"), { mode: 0o600 });
+  await cluster.start();
+  node.ctr(["images", "import", input?.imageTar ?? ""]);
+  say(`cluster up, ${image.registry}/${image.repository}:${image.tag} imported: ${seconds(t)}`);
+
+  // 1. helm install, the incident on it, helm upgrade, helm uninstall.
+  const helmDir = join(workDir, "helm");
+  observability = await startObservability(
+    cluster,
+    prometheus,
+    join(workDir, "prometheus-helm"),
+    "charts/podconfig-exporter/README.md",
+    true,
+  );
+  const helmMethod = helmInstall(cluster, helm, image, helmDir);
+  t = Date.now();
+  helmMethod.install();
+  const first = await installed(helmMethod, t, observability);
+  const timeToSample = await (async () => {
+    await firstSample(observability, first.pod);
+    return (Date.now() - t) / 1000;
+  })();
+  figures.push(`helm install -> first sample in Prometheus: ${timeToSample.toFixed(1)} s`);
+  await incident(cluster, observability, manifests, first.pod, t);
+  await memory(cluster, first.pod, "helm install");
+  t = Date.now();
+  helmMethod.upgrade();
+  const rolled = await observeInstall(cluster, t, [first.pod]);
+  await waitFor(`the old pod ${first.pod} gone from the API and containerd`, () =>
+    !exporterPods(cluster as Cluster).some((p) => p.metadata.name === first.pod) &&
+    !node.runningContainers().some((c) => c.pod === first.pod)
+      ? true
+      : undefined,
+  );
+  const ds = JSON.parse(
+    node.kubectl(["get", "daemonset", "-n", namespace, "podconfig-exporter", "-o", "json"]),
+  ) as { metadata: { generation: number }; status: { updatedNumberScheduled?: number } };
+  say(
+    `\n== helm upgrade (a pod annotation changed): ${first.pod} replaced by ${rolled.pod} in ${rolled.readySeconds.toFixed(1)} s; DaemonSet generation ${ds.metadata.generation}, updatedNumberScheduled ${ds.status.updatedNumberScheduled}; the old pod gone from the API and from containerd`,
+  );
+  await uninstalled(cluster, helmMethod, [
+    `Namespace/${namespace}`,
+    `ServiceAccount/${namespace}/default`,
+    `ConfigMap/${namespace}/kube-root-ca.crt`,
+    `Event/${namespace}/`,
+  ]);
+  // The README had the namespace made by hand: the user deletes it too.
+  node.kubectl(["delete", "namespace", namespace, "--wait=true", "--timeout=180s"]);
+  const afterNamespace = leftovers(cluster);
+  if (afterNamespace.length > 0)
+    throw new Error(`after deleting the namespace: ${afterNamespace.join(", ")}`);
+  say("   namespace deleted: nothing of ours left");
+  await observability.stop();
+
+  // 2. kubectl apply -k, after the clean uninstall, scraped by deploy/README.md's job.
+  observability = await startObservability(
+    cluster,
+    prometheus,
+    join(workDir, "prometheus-kustomize"),
+    "deploy/README.md",
+    false,
+  );
+  const kustomize = kustomizeInstall(cluster, image, join(workDir, "kustomize"));
+  t = Date.now();
+  kustomize.install();
+  const second = await installed(kustomize, t, observability);
+  await memory(cluster, second.pod, "kubectl apply -k");
+  await uninstalled(cluster, kustomize, []);
+}
+
+/** The install's hops, printed, with Prometheus' target for the pod. */
+async function installed(method: InstallMethod, started: number, o: Observability) {
+  const c = cluster as Cluster;
+  const seen = await observeInstall(c, started);
+  say(`\n== ${method.name}: the pod Ready ${seen.readySeconds.toFixed(1)} s after the command`);
+  for (const hop of seen.hops) say(`   ${hop}`);
+  say(`   Prometheus (${method.scrapeJobDoc}'s job, role pod): ${await targetUp(o, c, seen.pod)}`);
+  figures.push(`${method.name} -> pod Ready: ${seen.readySeconds.toFixed(1)} s`);
+  return seen;
+}
+
+/**
+ * The incident: the manifest URL has answered 503 since the kubelet started, a manifest the
+ * kubelet refuses is dropped in, both are repaired.
+ */
+async function incident(
+  c: Cluster,
+  o: Observability,
+  url: ManifestServer,
+  pod: string,
+  installedAt: number,
+): Promise<void> {
+  const node = c.node.nodeName;
+  say("\n== incident: the manifest URL answers 503");
+  const seen: { pending?: number } = {};
+  await alertState(o, "PodConfigSourceNotReady", { source: "http", node }, "pending", seen);
+  say(
+    `   Prometheus: PodConfigSourceNotReady{source="http"} pending ${seconds(installedAt)} after helm install`,
+  );
+  await alertState(o, "PodConfigSourceNotReady", { source: "http", node }, "firing");
+  const firing = (Date.now() - installedAt) / 1000;
+  figures.push(
+    `helm install -> first firing alert (PodConfigSourceNotReady): ${firing.toFixed(1)} s`,
+  );
+  const posted = await received(o, "PodConfigSourceNotReady", "firing");
+  const section = runbookSection(posted.annotations?.runbook_url ?? "");
+  if (posted.labels.node !== node || posted.labels.source !== "http")
+    throw new Error(`posted with labels ${JSON.stringify(posted.labels)}`);
+  say(
+    `   Prometheus: firing ${firing.toFixed(1)} s after helm install; Alertmanager posted it to the webhook with node=${posted.labels.node} source=${posted.labels.source}, runbook ${section}`,
+  );
+
+  say("\n== incident: a manifest the kubelet refuses dropped into the static pod directory");
+  const file = join(c.node.dirs.manifests, "refused.yaml");
+  writeFileSync(
+    file,
+    staticPod("refused", "    resources:\n      limits:\n        memory: 512MB\n"),
+    { mode: 0o600 },
+  );
+  await alertState(o, "PodConfigManifestRefused", { node }, "firing");
+  const refusedPost = await received(o, "PodConfigManifestRefused", "firing");
+  say(
+    `   Prometheus: PodConfigManifestRefused firing; Alertmanager posted it (file=${refusedPost.labels.file}, reason=${refusedPost.labels.reason}), runbook ${runbookSection(refusedPost.annotations?.runbook_url ?? "")}`,
+  );
+  const kubeletLog = c.node.kubelet?.log() ?? "";
+  const kubeletSays = await waitFor("the kubelet's refusal in its log", () =>
+    kubeletRefusal(c.node.kubelet?.log() ?? kubeletLog, file),
+  );
+  const verdicts = await runbookManifests(c, pod);
+  const verdict = verdicts.find((v) => v.manifest === file);
+  if (verdict?.verdict !== "refused" || verdict.reason !== kubeletSays)
+    throw new Error(
+      `the runbook's command shows ${JSON.stringify(verdict)}; the kubelet logged: ${kubeletSays}`,
+    );
+  say(
+    `   runbook's first command (kubectl port-forward, /api/v1/manifests): refused, "${verdict.reason}", the kubelet's own text ("Could not process manifest file" err=...)`,
+  );
+
+  // The node dashboard and the status page while it is going on.
+  const panels = await dashboardStatePanels(o, "podconfig-exporter");
+  say(`   node dashboard: data in its ${panels.length} state panels (${panels.join("; ")})`);
+  const page = c.node.kubectl([
+    "get",
+    "--raw",
+    `/api/v1/namespaces/${namespace}/pods/${pod}:9847/proxy/`,
+  ]);
+  const aRow = page.slice(
+    page.indexOf(`<tr data-manifest="${join(c.node.dirs.manifests, "a.yaml")}"`),
+  );
+  const mirror = JSON.parse(
+    c.node.kubectl(["get", "pod", "-n", "default", `a-${node}`, "-o", "json"]),
+  ) as { metadata: { annotations: Record<string, string>; managedFields?: { manager: string }[] } };
+  if (!/^<tr[^>]*data-mirror="present"/.test(aRow))
+    throw new Error(`the status page's row of a.yaml: ${aRow.slice(0, 300)}`);
+  say(
+    `   status page (pod proxy): a.yaml's mirror pod present; the API's a-${node} made by ${mirror.metadata.managedFields?.map((f) => f.manager).join(",")} (kubernetes.io/config.mirror ${mirror.metadata.annotations["kubernetes.io/config.mirror"]})`,
+  );
+
+  say("\n== incident repaired: the URL serves a pod, refused.yaml removed");
+  url.serve(staticPod("u"));
+  const { rmSync } = await import("node:fs");
+  rmSync(file);
+  for (const alert of ["PodConfigSourceNotReady", "PodConfigManifestRefused"]) {
+    await waitFor(`${alert} gone from Prometheus`, async () =>
+      (await o.prometheus.alerts(alert)).length === 0 ? true : undefined,
+    );
+    await received(o, alert, "resolved");
+  }
+  const m = exporterMetrics(c, pod);
+  say(
+    `   both resolved in Prometheus and posted resolved by Alertmanager; exporter: sources_ready ${sample(m, "podconfig_sources_ready")}`,
+  );
+}
+
+/** The exporter's working set idle and under churn, against its memory request. */
+async function memory(c: Cluster, pod: string, method: string): Promise<void> {
+  const request = memoryRequestBytes(c, pod);
+  const idle = await waitFor("the working set", () => workingSetBytes(c, pod));
+  const peak = await churn(c, () => workingSetBytes(c, pod));
+  say(
+    `\n== memory (${method}, the kubelet's /metrics/resource, what kubectl top shows): idle ${mib(idle)}, under churn (${peak.description}) up to ${mib(peak.bytes)}; request ${mib(request)}`,
+  );
+  if (idle >= request || peak.bytes >= request)
+    throw new Error(`the working set exceeds the memory request ${mib(request)}`);
+  figures.push(
+    `${method}: working set idle ${mib(idle)}, under churn ${mib(peak.bytes)}, request ${mib(request)}`,
+  );
+}
+
+async function uninstalled(c: Cluster, method: InstallMethod, allowed: string[]): Promise<void> {
+  const t = Date.now();
+  method.uninstall();
+  await waitFor("the exporter's pods gone", () =>
+    exporterPods(c).length === 0 &&
+    !c.node.runningContainers().some((x) => x.container === "podconfig-exporter")
+      ? true
+      : undefined,
+  );
+  const left = await waitFor(`nothing of ours after ${method.name}'s uninstall`, () => {
+    const l = leftovers(c, allowed);
+    return l.length === 0 ? l : undefined;
+  });
+  say(
+    `\n== ${method.name === "helm install" ? "helm uninstall" : "kubectl delete -k"}: ${seconds(t)}; every listable type in every namespace holds nothing of ours${allowed.length > 0 ? ` but what the README had the user make and Kubernetes puts in every namespace (${allowed.join(", ")}...)` : ""}${left.join(", ")}`,
+  );
+}
+
+let failed = false;
+try {
+  await main();
+} catch (error) {
+  failed = true;
+  console.error(
+    `\nFAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  if (cluster !== undefined) console.error(`logs in ${cluster.node.dirs.logs}`);
+} finally {
+  const t = Date.now();
+  await teardown().catch((error: unknown) => {
+    failed = true;
+    console.error(String(error));
+  });
+  say(`\nteardown: ${seconds(t)}; cluster run total: ${seconds(began)}`);
+  say("\nfigures:");
+  for (const f of figures) say(`  ${f}`);
+}
+process.exit(failed ? 1 : 0);
