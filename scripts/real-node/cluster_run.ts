@@ -4,7 +4,7 @@
 // it (helm install, then kubectl apply -k after a clean uninstall), scraped by discovery, and a
 // user's incident played end to end. Everything is torn down at the end, on failure and on
 // SIGINT/SIGTERM; the namespace goes with the last process.
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClusterBinaries } from "./build.js";
 import { churn } from "./churn.js";
@@ -228,21 +228,27 @@ async function incident(
     `   runbook's first command (kubectl port-forward, /api/v1/manifests): refused, "${verdict.reason}", the kubelet's own text ("Could not process manifest file" err=...)`,
   );
 
-  // The node dashboard and the status page while it is going on.
-  const panels = await dashboardStatePanels(o, "podconfig-exporter");
-  say(`   node dashboard: data in its ${panels.length} state panels (${panels.join("; ")})`);
+  // The status page while it is going on.
   const page = c.node.kubectl([
     "get",
     "--raw",
     `/api/v1/namespaces/${namespace}/pods/${pod}:9847/proxy/`,
   ]);
-  const aRow = page.slice(
-    page.indexOf(`<tr data-manifest="${join(c.node.dirs.manifests, "a.yaml")}"`),
-  );
+  const rowStart = page.indexOf(`<tr data-manifest="${join(c.node.dirs.manifests, "a.yaml")}"`);
+  const aRow = rowStart === -1 ? "" : page.slice(rowStart, page.indexOf("</tr>", rowStart));
   const mirror = JSON.parse(
-    c.node.kubectl(["get", "pod", "-n", "default", `a-${node}`, "-o", "json"]),
+    c.node.kubectl([
+      "get",
+      "pod",
+      "-n",
+      "default",
+      `a-${node}`,
+      "-o",
+      "json",
+      "--show-managed-fields",
+    ]),
   ) as { metadata: { annotations: Record<string, string>; managedFields?: { manager: string }[] } };
-  if (!/^<tr[^>]*data-mirror="present"/.test(aRow))
+  if (!aRow.includes('data-mirror="present"'))
     throw new Error(`the status page's row of a.yaml: ${aRow.slice(0, 300)}`);
   say(
     `   status page (pod proxy): a.yaml's mirror pod present; the API's a-${node} made by ${mirror.metadata.managedFields?.map((f) => f.manager).join(",")} (kubernetes.io/config.mirror ${mirror.metadata.annotations["kubernetes.io/config.mirror"]})`,
@@ -250,7 +256,6 @@ async function incident(
 
   say("\n== incident repaired: the URL serves a pod, refused.yaml removed");
   url.serve(staticPod("u"));
-  const { rmSync } = await import("node:fs");
   rmSync(file);
   for (const alert of ["PodConfigSourceNotReady", "PodConfigManifestRefused"]) {
     await waitFor(`${alert} gone from Prometheus`, async () =>
@@ -262,6 +267,9 @@ async function incident(
   say(
     `   both resolved in Prometheus and posted resolved by Alertmanager; exporter: sources_ready ${sample(m, "podconfig_sources_ready")}`,
   );
+  // The node dashboard once every source is ready: its time-to-ready stats have no data before.
+  const panels = await dashboardStatePanels(o, "podconfig-exporter");
+  say(`   node dashboard: data in its ${panels.length} state panels (${panels.join("; ")})`);
 }
 
 /** The exporter's working set idle and under churn, against its memory request. */

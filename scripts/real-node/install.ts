@@ -296,8 +296,9 @@ export async function observeInstall(
   const running = node.runningContainers().filter((c) => c.pod === name);
   if (!running.some((c) => c.container === "podconfig-exporter"))
     throw new Error(`containerd runs no podconfig-exporter container of ${name}`);
+  // The prober's counters are on the kubelet's /metrics/probes, not on its /metrics.
   const probes = await waitFor("the kubelet's probe counters", async () => {
-    const k = await readKubeletMetrics(node.kubeletMetricsUrl, node.pki.admin);
+    const k = await readKubeletMetrics(`${node.kubeletMetricsUrl}/probes`, node.pki.admin);
     const counts = ["Readiness", "Liveness"].map(
       (type) =>
         sum(k, "prober_probe_total", { probe_type: type, result: "successful", pod: name }) ?? 0,
