@@ -48,6 +48,19 @@ export function docScrapeJob(doc: string): { job_name: string } & Record<string,
   throw new Error(`${doc}: no yaml block with scrape_configs`);
 }
 
+/** README.md's Helm install: the commands of the sh block under "Install in a cluster". */
+export function readmeHelmInstall(): string[][] {
+  const text = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const section = text.slice(text.indexOf("## Install in a cluster"));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (block === undefined) throw new Error("README.md: no sh block under Install in a cluster");
+  return block
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .map((line) => line.split(/\s+/));
+}
+
 /** The node's own paths, as a user of a node that is not kubeadm's sets them. */
 function nodePaths(cluster: Cluster) {
   return {
@@ -82,6 +95,7 @@ export function helmInstall(cluster: Cluster, helm: string, image: BuiltImage, d
   ];
   const run = (args: string[]) =>
     execFileSync(helm, helmArgs(args), {
+      cwd: repoRoot,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
       timeout: 300_000,
@@ -89,17 +103,15 @@ export function helmInstall(cluster: Cluster, helm: string, image: BuiltImage, d
   return {
     name: "helm install",
     scrapeJobDoc: "charts/podconfig-exporter/README.md",
+    /** The README's commands, as printed, with this node's values file added to helm's. */
     install() {
       mkdirSync(dir, { recursive: true });
       writeFileSync(valuesFile, stringify(values()));
-      cluster.node.kubectl(["create", "namespace", namespace]);
-      cluster.node.kubectl([
-        "label",
-        "namespace",
-        namespace,
-        "pod-security.kubernetes.io/enforce=privileged",
-      ]);
-      run(["install", fullname, chart, "-f", valuesFile]);
+      for (const [command, ...args] of readmeHelmInstall()) {
+        if (command === "kubectl") cluster.node.kubectl(args);
+        else if (command === "helm") run([...args, "-f", valuesFile]);
+        else throw new Error(`README.md's Helm install runs ${command}: not kubectl or helm`);
+      }
     },
     /** `helm upgrade` with one value changed: a pod annotation, which rolls the pod. */
     upgrade() {
