@@ -6,22 +6,16 @@
 // new network namespace (unshare --net), where the cluster lives and dies: see cluster.ts.
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { NewestKubeletMinor } from "../../src/core/version.js";
 import { ensureHelm } from "../helm.js";
 import { ensurePrometheus } from "../prometheus_build.js";
 import { buildNode } from "./build.js";
 import type { BuiltImage } from "./install.js";
-import { releaseOf, repoRoot } from "./versions.js";
+import { secondsSince } from "./process.js";
+import { releaseFromArgs, repoRoot } from "./versions.js";
 
-// Default: the newest claimed minor (src/core/kubelet_releases.ts), the one whose wrapper module
-// names the cluster's commands (realnode/v1.<minor>/tools.go).
-const at = process.argv.indexOf("--version");
-const minor = Number(
-  (at === -1 ? NewestKubeletMinor : (process.argv[at + 1] ?? "")).replace(/^1\./, ""),
-);
-const release = releaseOf(minor);
+const release = releaseFromArgs();
 const began = Date.now();
-const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+const seconds = secondsSince;
 
 let t = Date.now();
 const binaries = buildNode(release, { cluster: true });

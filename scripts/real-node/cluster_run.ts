@@ -36,7 +36,7 @@ import {
 } from "./install.js";
 import { ManifestServer } from "./manifest_server.js";
 import { sample } from "./observe.js";
-import { waitFor } from "./process.js";
+import { secondsSince, teardownOnSignals, waitFor } from "./process.js";
 import { staticPod } from "./scenarios.js";
 import { repoRoot } from "./versions.js";
 
@@ -53,7 +53,7 @@ const input = JSON.parse(process.env.CLUSTER_RUN ?? "null") as RunInput | null;
 if (input === null) throw new Error("CLUSTER_RUN is not set: run this through npm run e2e:cluster");
 const { release, binaries, helm, image, prometheus } = input;
 const began = Date.now();
-const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+const seconds = secondsSince;
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const say = (line: string) => console.log(line);
 
@@ -71,11 +71,7 @@ function teardown(): Promise<void> {
   return tornDown;
 }
 
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.once(signal, () => {
-    console.error(`${signal}: tearing the cluster down`);
-    teardown().finally(() => process.exit(130));
-  });
+teardownOnSignals("the cluster", teardown);
 
 /** The figures README.md reports, printed at the end. */
 const figures: string[] = [];

@@ -8,25 +8,20 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { NewestKubeletMinor } from "../../src/core/version.js";
 import { fetchKubeletMetrics } from "../../src/kubelet/fetch.js";
 import { buildBinaries } from "../binary/build.js";
 import { buildNode } from "./build.js";
 import { Exporter, exporterToken } from "./exporter.js";
 import { ManifestServer } from "./manifest_server.js";
 import { RealNode } from "./node.js";
+import { secondsSince, teardownOnSignals } from "./process.js";
 import { runReportingScenarios } from "./reporting_scenarios.js";
 import { BothSides, runScenarios, runTimeToReadyScenarios, staticPod } from "./scenarios.js";
-import { releaseOf, repoRoot } from "./versions.js";
+import { releaseFromArgs, repoRoot } from "./versions.js";
 
-// Default: the newest claimed minor (the versions file, src/core/kubelet_releases.ts).
-const at = process.argv.indexOf("--version");
-const minor = Number(
-  (at === -1 ? NewestKubeletMinor : (process.argv[at + 1] ?? "")).replace(/^1\./, ""),
-);
-const release = releaseOf(minor);
+const release = releaseFromArgs();
 const began = Date.now();
-const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+const seconds = secondsSince;
 
 let node: RealNode | undefined;
 let manifests: ManifestServer | undefined;
@@ -42,11 +37,7 @@ function teardown(): Promise<void> {
   return tornDown;
 }
 
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.once(signal, () => {
-    console.error(`${signal}: tearing the node down`);
-    teardown().finally(() => process.exit(130));
-  });
+teardownOnSignals("the node", teardown);
 
 async function main(): Promise<void> {
   let t = Date.now();

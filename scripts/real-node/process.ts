@@ -91,3 +91,17 @@ export async function waitFor<T>(
     await sleep(everyMs);
   }
 }
+
+/** The time since `since` (a Date.now()), as "12.3 s". */
+export function secondsSince(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/** On the first SIGINT or SIGTERM: says so, runs `teardown` (of `what`), exits 130. */
+export function teardownOnSignals(what: string, teardown: () => Promise<void>): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => {
+      console.error(`${signal}: tearing ${what} down`);
+      teardown().finally(() => process.exit(130));
+    });
+}

@@ -1,6 +1,7 @@
 // The kubernetes release the real node is built at for a minor (the oracle's pin), and where
 // its wrapper module lives.
 import { fileURLToPath } from "node:url";
+import { NewestKubeletMinor } from "../../src/core/version.js";
 import { ORACLE_PINS, pinForMinor } from "../oracle/pins.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -11,6 +12,16 @@ export function releaseOf(minor: number): string {
   if (release === undefined)
     throw new Error(`no pinned release for 1.${minor} (pinned: ${ORACLE_PINS.join(", ")})`);
   return release;
+}
+
+/**
+ * The release of the minor `--version <minor>` names on the command line (37 or 1.37); default
+ * the newest claimed minor (the versions file, src/core/kubelet_releases.ts).
+ */
+export function releaseFromArgs(argv: string[] = process.argv): string {
+  const at = argv.indexOf("--version");
+  const minor = at === -1 ? NewestKubeletMinor : (argv[at + 1] ?? "");
+  return releaseOf(Number(minor.replace(/^1\./, "")));
 }
 
 export function moduleDir(release: string): string {
