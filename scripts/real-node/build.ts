@@ -50,8 +50,13 @@ export function versionLdflags(release: string, releaseTime: string): string[] {
   ]);
 }
 
-function go(args: string[], cwd: string): string {
-  const result = spawnSync("nice", ["-n", "10", "go", ...args], {
+/**
+ * go, under a lock on the release's output directory: CI builds the cluster's binaries in the
+ * background (npm run build:go) while a stage may ask for the same ones; the second waits for
+ * the first instead of compiling them again, then finds them current.
+ */
+function go(args: string[], cwd: string, lock: string): string {
+  const result = spawnSync("flock", [lock, "nice", "-n", "10", "go", ...args], {
     cwd,
     encoding: "utf8",
     // Go's default cgo setting, as the oracle modules are built: packages compiled for the
@@ -72,8 +77,9 @@ export function buildNode(release: string, { cluster = false } = {}): NodeBinari
   const dir = moduleDir(release);
   const out = binDir(release);
   mkdirSync(out, { recursive: true });
+  const lock = join(out, ".lock");
   const info = JSON.parse(
-    go(["mod", "download", "-json", `k8s.io/kubernetes@v${release}`], dir),
+    go(["mod", "download", "-json", `k8s.io/kubernetes@v${release}`], dir, lock),
   ) as {
     Info: string;
   };
@@ -99,8 +105,9 @@ export function buildNode(release: string, { cluster = false } = {}): NodeBinari
       "./cmd/etcd",
     ],
     dir,
+    lock,
   );
-  go(["build", "-o", `${out}/`, "."], join(repoRoot, "realnode", "pause"));
+  go(["build", "-o", `${out}/`, "."], join(repoRoot, "realnode", "pause"), lock);
   const node = {
     kubelet: join(out, "kubelet"),
     kubeApiserver: join(out, "kube-apiserver"),

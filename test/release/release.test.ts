@@ -9,21 +9,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { parse } from "yaml";
-import { ensureGoTool } from "../../scripts/go_tool.js";
+import { ensureActionlint } from "../../scripts/actionlint.js";
 import { manifestImages, ReleaseImage, releaseVersion } from "../../scripts/release/version.js";
 import { repoRoot } from "../../scripts/render_deploy.js";
 
-const ActionlintVersion = "v1.7.12";
 const workflows = join(repoRoot, ".github", "workflows");
 
 function actionlint(...files: string[]) {
-  const bin = ensureGoTool({
-    name: "actionlint",
-    module: "github.com/rhysd/actionlint",
-    pkg: "github.com/rhysd/actionlint/cmd/actionlint",
-    version: ActionlintVersion,
+  return spawnSync(ensureActionlint(), ["-no-color", ...files], {
+    cwd: repoRoot,
+    encoding: "utf8",
   });
-  return spawnSync(bin, ["-no-color", ...files], { cwd: repoRoot, encoding: "utf8" });
 }
 
 interface Step {
