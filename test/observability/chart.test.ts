@@ -403,3 +403,34 @@ describe("chart: host network", () => {
     assert.equal(plain.containers[0].ports[0].hostPort, undefined);
   });
 });
+
+describe("chart: the monitors' scrape timeout", () => {
+  const endpointOf = (values: object, kind: string) => {
+    const monitor = template(values).find((o) => o.kind === kind);
+    return (monitor.spec.podMetricsEndpoints ?? monitor.spec.endpoints)[0];
+  };
+
+  // prometheus-operator drops a monitor whose scrapeTimeout exceeds its interval; unset,
+  // Prometheus takes the shorter of its global 10 s and the interval.
+  test("unset by default, so an interval under 10 s is a valid monitor", () => {
+    for (const [key, kind] of [
+      ["podMonitor", "PodMonitor"],
+      ["monitor", "ServiceMonitor"],
+    ] as const) {
+      const endpoint = endpointOf(
+        { prometheus: { [key]: { enabled: true, interval: "5s" } } },
+        kind,
+      );
+      assert.equal(endpoint.interval, "5s");
+      assert.equal(endpoint.scrapeTimeout, undefined, kind);
+    }
+  });
+
+  test("rendered when set", () => {
+    const endpoint = endpointOf(
+      { prometheus: { podMonitor: { enabled: true, interval: "5s", scrapeTimeout: "4s" } } },
+      "PodMonitor",
+    );
+    assert.equal(endpoint.scrapeTimeout, "4s");
+  });
+});

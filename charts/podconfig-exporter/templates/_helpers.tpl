@@ -64,7 +64,9 @@ app.kubernetes.io/component: metrics
 {{- define "podconfig-exporter.scrapeEndpoint" -}}
 path: /metrics
 interval: {{ .interval }}
-scrapeTimeout: {{ .scrapeTimeout }}
+{{- with .scrapeTimeout }}
+scrapeTimeout: {{ . }}
+{{- end }}
 scheme: {{ .scheme }}
 {{- with .tlsConfig }}
 tlsConfig:
