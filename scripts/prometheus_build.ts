@@ -8,6 +8,13 @@ import { ensureGoTool } from "./go_tool.js";
 
 export const PrometheusModuleVersion = "v0.316.0";
 
+/** The Prometheus release of the module version: v0.316.0 is v3.16.0 (major * 100 + minor). */
+export function prometheusRelease(moduleVersion = PrometheusModuleVersion): string {
+  const match = /^v0\.(\d+)(\d\d)\.(\d+)$/.exec(moduleVersion);
+  if (match === null) throw new Error(`not a Prometheus module version: ${moduleVersion}`);
+  return `v${match[1]}.${Number(match[2])}.${match[3]}`;
+}
+
 /** The path of the prometheus binary, built now if this machine has none. */
 export function ensurePrometheus(): string {
   return ensureGoTool({

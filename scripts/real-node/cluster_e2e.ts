@@ -1,5 +1,6 @@
-// npm run e2e:cluster [-- --version <minor>]: the product installed on a one-node cluster as a
-// user installs it. Here, in the machine's own network: the cluster's binaries built from the
+// npm run e2e:cluster [-- --version <minor>] [-- --operator]: the product installed on a
+// one-node cluster as a user installs it; with --operator, a third install through
+// prometheus-operator (operator.ts), which CI leaves to be run by hand. Here, in the machine's own network: the cluster's binaries built from the
 // pinned release (kubelet, kube-apiserver, etcd, kube-controller-manager, kube-scheduler,
 // kube-proxy), helm, and the runtime image built from the Dockerfile as CI's image smoke test
 // builds it (scripts/image-smoke.sh, which also runs it, then saves it). Then cluster_run.ts in a
@@ -7,7 +8,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { ensureHelm } from "../helm.js";
-import { ensurePrometheus } from "../prometheus_build.js";
+import { ensurePrometheus, prometheusRelease } from "../prometheus_build.js";
+import { ensurePrometheusOperator, prometheusOperatorCrds } from "../prometheus_operator.js";
 import { buildNode } from "./build.js";
 import type { BuiltImage } from "./install.js";
 import { secondsSince } from "./process.js";
@@ -26,6 +28,16 @@ t = Date.now();
 const helm = ensureHelm();
 const prometheus = ensurePrometheus();
 console.log(`helm, prometheus: ${seconds(t)}`);
+let operator: { binary: string; crds: string[]; prometheusVersion: string } | undefined;
+if (process.argv.includes("--operator")) {
+  t = Date.now();
+  operator = {
+    binary: ensurePrometheusOperator(),
+    crds: prometheusOperatorCrds(),
+    prometheusVersion: prometheusRelease(),
+  };
+  console.log(`prometheus-operator: ${seconds(t)}`);
+}
 
 t = Date.now();
 const image: BuiltImage = { registry: "localhost", repository: "podconfig-exporter", tag: "e2e" };
@@ -61,7 +73,15 @@ const run = spawn(
     stdio: "inherit",
     env: {
       ...process.env,
-      CLUSTER_RUN: JSON.stringify({ release, binaries, helm, prometheus, imageTar, image }),
+      CLUSTER_RUN: JSON.stringify({
+        release,
+        binaries,
+        helm,
+        prometheus,
+        imageTar,
+        image,
+        operator,
+      }),
     },
   },
 );

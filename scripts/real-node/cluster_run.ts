@@ -2,7 +2,8 @@
 // (cluster_e2e.ts builds everything first and passes the paths in CLUSTER_RUN): the cluster,
 // the image imported into its containerd, then the exporter installed twice as a user installs
 // it (helm install, then kubectl apply -k after a clean uninstall), scraped by discovery, and a
-// user's incident played end to end. Everything is torn down at the end, on failure and on
+// user's incident played end to end; with --operator, a third install whose PodMonitor and
+// PrometheusRule prometheus-operator turns into a Prometheus configuration (operator.ts). Everything is torn down at the end, on failure and on
 // SIGINT/SIGTERM; the namespace goes with the last process.
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +26,7 @@ import {
   type BuiltImage,
   exporterMetrics,
   exporterPods,
+  fullname,
   helmInstall,
   type InstallMethod,
   kustomizeInstall,
@@ -36,6 +38,15 @@ import {
 } from "./install.js";
 import { ManifestServer } from "./manifest_server.js";
 import { sample } from "./observe.js";
+import {
+  type Operator,
+  operatorOutput,
+  operatorValues,
+  releaseLabel,
+  rulesEvaluated,
+  runOperatorConfig,
+  startOperator,
+} from "./operator.js";
 import { secondsSince, teardownOnSignals, waitFor } from "./process.js";
 import { staticPod } from "./scenarios.js";
 import { repoRoot } from "./versions.js";
@@ -47,6 +58,7 @@ interface RunInput {
   prometheus: string;
   imageTar: string;
   image: BuiltImage;
+  operator?: { binary: string; crds: string[]; prometheusVersion: string };
 }
 
 const input = JSON.parse(process.env.CLUSTER_RUN ?? "null") as RunInput | null;
@@ -60,11 +72,13 @@ const say = (line: string) => console.log(line);
 let cluster: Cluster | undefined;
 let manifests: ManifestServer | undefined;
 let observability: Observability | undefined;
+let operator: Operator | undefined;
 let tornDown: Promise<void> | undefined;
 
 function teardown(): Promise<void> {
   tornDown ??= (async () => {
     await observability?.stop();
+    await operator?.stop();
     await manifests?.close();
     await cluster?.stop();
   })();
@@ -154,6 +168,84 @@ async function main(): Promise<void> {
   const second = await installed(kustomize, t, observability);
   await memory(cluster, second.pod, "kubectl apply -k");
   await uninstalled(cluster, kustomize, []);
+  await observability.stop();
+
+  // 3. With --operator: helm install with the PodMonitor and the PrometheusRule, through
+  // prometheus-operator.
+  if (input?.operator !== undefined) await throughOperator(input.operator, workDir);
+}
+
+/**
+ * The operator installed with its CRDs and a Prometheus object, the chart installed with the
+ * values a kube-prometheus-stack user sets; the operator's configuration loaded by Prometheus,
+ * the pod scraped and every rule of the PrometheusRule evaluated; then helm uninstall.
+ */
+async function throughOperator(o: NonNullable<RunInput["operator"]>, workDir: string) {
+  const c = cluster as Cluster;
+  let t = Date.now();
+  operator = await startOperator(c, o.binary, o.crds, o.prometheusVersion);
+  say(
+    `\n== prometheus-operator: its CRDs established, the operator running, a Prometheus object selecting ${JSON.stringify(releaseLabel)}: ${seconds(t)}`,
+  );
+  const method = helmInstall(c, helm, image, join(workDir, "helm-operator"), operatorValues);
+  t = Date.now();
+  method.install();
+  const seen = await observeInstall(c, t);
+  say(
+    `   helm install (podMonitor and rules enabled): the pod Ready in ${seen.readySeconds.toFixed(1)} s`,
+  );
+  const generated = await operatorOutput(c, operator);
+  const configured = (Date.now() - t) / 1000;
+  const jobs = (generated.config.scrape_configs as { job_name: string }[]).map((j) => j.job_name);
+  say(
+    `   the operator's Secret prometheus-k8s: jobs ${jobs.join(", ")}; rule ConfigMaps ${Object.keys(generated.ruleFiles).join(", ")} (${configured.toFixed(1)} s after helm install)`,
+  );
+  const prometheusServer = await runOperatorConfig(
+    c,
+    prometheus,
+    generated,
+    join(workDir, "prometheus-operator"),
+  );
+  observability = { prometheus: prometheusServer, stop: () => prometheusServer.stop() };
+  const target = await targetUp(observability, c, seen.pod);
+  if (!target.startsWith("job=podconfig-exporter "))
+    throw new Error(
+      `the PodMonitor's target is not job="podconfig-exporter", the rules' selector: ${target}`,
+    );
+  await firstSample(observability, seen.pod);
+  const sampled = (Date.now() - t) / 1000;
+  say(
+    `   Prometheus on the operator's configuration: ${target}; first sample ${sampled.toFixed(1)} s after helm install`,
+  );
+  const rule = JSON.parse(
+    c.node.kubectl(["get", "prometheusrule", "-n", namespace, fullname, "-o", "json"]),
+  ) as { spec: { groups: { name: string; rules: { alert?: string; record?: string }[] }[] } };
+  const counts = await rulesEvaluated(
+    prometheusServer,
+    rule.spec.groups.map((g) => g.name),
+  );
+  const rules = rule.spec.groups.flatMap((g) => g.rules);
+  const expected = {
+    alerting: rules.filter((r) => r.alert !== undefined).length,
+    recording: rules.filter((r) => r.record !== undefined).length,
+  };
+  if (counts.alerting !== expected.alerting || counts.recording !== expected.recording)
+    throw new Error(
+      `loaded ${JSON.stringify(counts)}, the PrometheusRule has ${JSON.stringify(expected)}`,
+    );
+  say(
+    `   the PrometheusRule's ${rule.spec.groups.length} groups loaded from the operator's ConfigMap, every rule evaluated without error (${counts.alerting} alerting, ${counts.recording} recording)`,
+  );
+  figures.push(
+    `operator: helm install -> operator's configuration ${configured.toFixed(1)} s, -> first sample ${sampled.toFixed(1)} s`,
+  );
+  await observability.stop();
+  await uninstalled(c, method, [
+    `Namespace/${namespace}`,
+    `ServiceAccount/${namespace}/default`,
+    `ConfigMap/${namespace}/kube-root-ca.crt`,
+    `Event/${namespace}/`,
+  ]);
 }
 
 /** The install's hops, printed, with Prometheus' target for the pod. */

@@ -75,7 +75,13 @@ function nodePaths(cluster: Cluster) {
  * chart with this node's paths, the image, host networking, and the Service's scrape
  * annotations off (the README's plain Prometheus job scrapes the pods).
  */
-export function helmInstall(cluster: Cluster, helm: string, image: BuiltImage, dir: string) {
+export function helmInstall(
+  cluster: Cluster,
+  helm: string,
+  image: BuiltImage,
+  dir: string,
+  userValues: object = {},
+) {
   const paths = nodePaths(cluster);
   const valuesFile = join(dir, "values.yaml");
   const values = (extra: object = {}) => ({
@@ -84,6 +90,7 @@ export function helmInstall(cluster: Cluster, helm: string, image: BuiltImage, d
     sources: { file: { staticPodPath: paths.staticPodPath, kubeletConfig: paths.kubeletConfig } },
     kubelet: { tls: { kubeletCrtPath: paths.kubeletCrt } },
     service: { scrapeAnnotations: false },
+    ...userValues,
     ...extra,
   });
   const chart = join(repoRoot, "charts", "podconfig-exporter");

@@ -445,6 +445,8 @@ imageGCLowThresholdPercent: 99
       input,
       stdio: ["pipe", "pipe", "pipe"],
       timeout: 60_000,
+      // A list of every type holds the CRDs' schemas: prometheus-operator's alone are MiBs.
+      maxBuffer: 256 * 2 ** 20,
     }).trim();
   }
 

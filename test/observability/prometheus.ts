@@ -71,15 +71,21 @@ export class Prometheus {
               alertmanagers: [{ static_configs: [{ targets: [new URL(alertmanager).host] }] }],
             },
           };
-    await writeFile(
-      join(dir, "prometheus.yml"),
-      JSON.stringify({
+    return Prometheus.run(
+      dir,
+      {
         global: { scrape_interval: interval, evaluation_interval: interval },
         rule_files: ["rules/*.yml"],
         scrape_configs: scrapeConfigs,
         ...alerting,
-      }),
+      },
+      binary,
     );
+  }
+
+  /** Prometheus (`binary`) over `dir` with this whole configuration, written to dir/prometheus.yml. */
+  static async run(dir: string, config: object, binary = "prometheus"): Promise<Prometheus> {
+    await writeFile(join(dir, "prometheus.yml"), JSON.stringify(config));
     const port = await freePort();
     const child = spawn(
       binary,
@@ -139,6 +145,23 @@ export class Prometheus {
       };
     };
     return body.data.activeTargets;
+  }
+
+  /** The loaded rule groups: each rule's name, type, and whether its last evaluation worked. */
+  async ruleGroups(): Promise<
+    { name: string; file: string; rules: { name: string; type: string; health: string }[] }[]
+  > {
+    const response = await fetch(`${this.url}/api/v1/rules`);
+    const body = (await response.json()) as {
+      data: {
+        groups: {
+          name: string;
+          file: string;
+          rules: { name: string; type: string; health: string }[];
+        }[];
+      };
+    };
+    return body.data.groups;
   }
 
   async stop(): Promise<void> {
