@@ -240,7 +240,7 @@ function dashboardFile(ph: Placeholders, file: string, dashboard: unknown): stri
     if (typeof value !== "string") return undefined;
     return runbook(value) ?? formatted(ph, value, indent, file);
   };
-  return `${GENERATED(`dashboards/${file.replace(/\.json$/, ".ts")}`)}local utils = import '../lib/utils.libsonnet';
+  return `${GENERATED(`mixin/dashboards/${file.replace(/\.json$/, ".ts")}`)}local utils = import '../lib/utils.libsonnet';
 
 {
   grafanaDashboards+:: {

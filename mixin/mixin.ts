@@ -3,13 +3,13 @@
 // mixin/alerts/ (or a new group there, listed below) with its promtool test in prometheus/tests/
 // and a runbook section; then `npm run mixin`.
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
-import { renderDashboards } from "../dashboards/render.js";
 import { exporterAlerts } from "./alerts/exporter.js";
 import { fleetAlerts } from "./alerts/fleet.js";
 import { kubeletAlerts } from "./alerts/kubelet.js";
 import { readinessAlerts } from "./alerts/readiness.js";
 import { sourceAlerts } from "./alerts/sources.js";
 import type { MixinConfig } from "./config.js";
+import { renderDashboards } from "./dashboards/render.js";
 import type { AlertingRule, RecordingRule, RuleGroup } from "./rule.js";
 import { notReadyRules } from "./rules/not_ready.js";
 import { timeToReadyRules } from "./rules/time_to_ready.js";

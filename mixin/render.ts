@@ -2,9 +2,9 @@
 // prometheus/rules/<group>.rules.yml (one rule group per file, alerts and recording rules alike),
 // dashboards/<name>.json and alertmanager/alertmanager.yml.
 import { stringify } from "yaml";
-import { renderDashboards } from "../dashboards/render.js";
 import { alertmanagerConfig } from "./alertmanager.js";
 import { defaultConfig, loadConfig, type MixinConfig } from "./config.js";
+import { renderDashboards } from "./dashboards/render.js";
 import { demoOverrides } from "./demo.js";
 import { chartMixinFiles } from "./helm.js";
 import { jsonnetMixinFiles } from "./jsonnet.js";

@@ -7,8 +7,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
-import { queriesOf } from "../../dashboards/queries.js";
 import { defaultConfig, type MixinConfig } from "../../mixin/config.js";
+import { queriesOf } from "../../mixin/dashboards/queries.js";
 import { RULES_DIR, renderMixin } from "../../mixin/render.js";
 import {
   Alertmanager,

@@ -3,9 +3,13 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { FLEET_DASHBOARD_UID, NODE_DASHBOARD_UID, PROMETHEUS } from "../../dashboards/common.js";
-import { dashboardQueries, substitute } from "../../dashboards/queries.js";
 import { defaultConfig } from "../../mixin/config.js";
+import {
+  FLEET_DASHBOARD_UID,
+  NODE_DASHBOARD_UID,
+  PROMETHEUS,
+} from "../../mixin/dashboards/common.js";
+import { dashboardQueries, substitute } from "../../mixin/dashboards/queries.js";
 import { prometheusAlerts } from "../../mixin/mixin.js";
 import { run } from "./exec.js";
 import { catalogueSeries, recordedSeries, seriesNames } from "./promql.js";

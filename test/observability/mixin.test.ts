@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { dashboardQueries } from "../../dashboards/queries.js";
 import { defaultConfig, loadConfig } from "../../mixin/config.js";
+import { dashboardQueries } from "../../mixin/dashboards/queries.js";
 import {
   committedFiles,
   DASHBOARDS_DIR,

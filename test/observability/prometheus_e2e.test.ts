@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { dashboardQueries } from "../../dashboards/queries.js";
+import { dashboardQueries } from "../../mixin/dashboards/queries.js";
 import { MaxManifestInfoSeries } from "../../src/telemetry/manifest_metrics.js";
 import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";

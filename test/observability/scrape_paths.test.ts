@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { parseAllDocuments, stringify } from "yaml";
-import { queriesOf } from "../../dashboards/queries.js";
+import { queriesOf } from "../../mixin/dashboards/queries.js";
 import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
 import { chartNamespace, helmTemplate } from "../support/chart.js";
 import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";

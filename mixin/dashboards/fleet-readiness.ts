@@ -12,7 +12,7 @@ import {
 } from "@grafana/grafana-foundation-sdk/dashboard";
 import { PanelBuilder as HistogramBuilder } from "@grafana/grafana-foundation-sdk/histogram";
 import { PanelBuilder as TableBuilder } from "@grafana/grafana-foundation-sdk/table";
-import type { MixinConfig } from "../mixin/config.js";
+import type { MixinConfig } from "../config.js";
 import {
   FLEET_DASHBOARD_UID,
   NODE_DASHBOARD_UID,

@@ -1,7 +1,7 @@
 // Builds both dashboards for a mixin configuration and serialises them as they are committed
 // under dashboards/ for the default one.
 import type { Dashboard, Panel, RowPanel } from "@grafana/grafana-foundation-sdk/dashboard";
-import type { MixinConfig } from "../mixin/config.js";
+import type { MixinConfig } from "../config.js";
 import { fleetReadinessDashboard } from "./fleet-readiness.js";
 import { nodeReadinessDashboard } from "./node-readiness.js";
 

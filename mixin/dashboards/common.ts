@@ -25,9 +25,9 @@ import {
   VariableSort,
 } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
-import type { MixinConfig } from "../mixin/config.js";
-import { list } from "../mixin/promql.js";
-import { runbookURL } from "../mixin/rule.js";
+import type { MixinConfig } from "../config.js";
+import { list } from "../promql.js";
+import { runbookURL } from "../rule.js";
 
 export const NODE_DASHBOARD_UID = "podconfig-node-readiness";
 export const FLEET_DASHBOARD_UID = "podconfig-fleet-readiness";

@@ -1,7 +1,7 @@
 // Every PromQL expression the dashboards run, with Grafana variables substituted, so a test can
 // run them against a real Prometheus scraping the exporter.
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
-import { defaultConfig, type MixinConfig } from "../mixin/config.js";
+import { defaultConfig, type MixinConfig } from "../config.js";
 import { panelsOf, renderDashboards } from "./render.js";
 
 export interface DashboardQuery {

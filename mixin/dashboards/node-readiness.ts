@@ -11,7 +11,7 @@ import {
   PanelBuilder as HeatmapBuilder,
   YAxisConfigBuilder,
 } from "@grafana/grafana-foundation-sdk/heatmap";
-import type { MixinConfig } from "../mixin/config.js";
+import type { MixinConfig } from "../config.js";
 import {
   FLEET_DASHBOARD_UID,
   HEATMAP,
