@@ -2,8 +2,9 @@
 // notification per alert name, however many nodes), and inhibition rules silence the alerts a
 // firing one explains: ours, and kubernetes-mixin's node alerts (KubeNodeNotReady,
 // KubeNodeUnreachable), which carry the node's name in `node` as our alerts do where the scrape
-// path sets it (the chart's monitors; prometheus-community's kubernetes-service-endpoints job). Generated as alertmanager/alertmanager.yml: a complete configuration to
-// start from, or to copy the route's group_by and the inhibit_rules from.
+// path sets it (the chart's monitors; prometheus-community's kubernetes-service-endpoints job).
+// Generated as mixin/generated/alertmanager.yml: a complete configuration to start from, or to
+// copy the route's group_by and the inhibit_rules from.
 import type { MixinConfig } from "./config.js";
 import { jobLabels, nodeLabels } from "./promql.js";
 

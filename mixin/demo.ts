@@ -1,6 +1,6 @@
 // The demo configuration: the shipped rules with thresholds short enough that `docker compose up`
 // and `npm run demo` show an alert go pending, fire and resolve within a few minutes (the demo
-// manifest URL answers 503 for the first 2 minutes). Generated into compose/prometheus/rules.
+// manifest URL answers 503 for the first 2 minutes). Generated into mixin/generated/demo/rules.
 export const demoOverrides = {
   startupGracePeriod: "20s",
   gaugeLookback: "15s",

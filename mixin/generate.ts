@@ -1,8 +1,9 @@
 // `npm run mixin [-- --config my.json --out dir]`: writes the rules, dashboards and
 // Alertmanager configuration for a configuration into dir. Without arguments it regenerates the
-// committed files of this repository (the default configuration, and the demo configuration's
-// rules for docker compose); test/observability/mixin.test.ts fails when they differ from this
-// output. Stale generated files (a group or dashboard that no longer exists) are removed.
+// committed files of this repository (mixin/generated/: the default configuration, and under
+// demo/ the demo configuration's rules for docker compose; the jsonnet mixin; the chart's
+// files); test/observability/mixin.test.ts fails when they differ from this output. Stale
+// generated files (a group or dashboard that no longer exists) are removed.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,15 +14,21 @@ import {
   committedFiles,
   DASHBOARDS_DIR,
   DEMO_RULES_DIR,
+  GENERATED_DIR,
   JSONNET_DIRS,
   RULES_DIR,
   renderMixin,
 } from "./render.js";
 
-/** Generated files of a directory: everything with the suffix, which only the mixin writes. */
+/**
+ * Generated files of a directory: everything with the suffix, which only the mixin writes. A
+ * directory is cleaned only when this run writes into it: --out's, or this repository's.
+ */
 const GENERATED: [string, string][] = [
   [RULES_DIR, ".rules.yml"],
   [DASHBOARDS_DIR, ".json"],
+  [`${GENERATED_DIR}/${RULES_DIR}`, ".rules.yml"],
+  [`${GENERATED_DIR}/${DASHBOARDS_DIR}`, ".json"],
   [DEMO_RULES_DIR, ".rules.yml"],
   [CHART_DASHBOARDS_DIR, ".json"],
   ...JSONNET_DIRS.map((dir): [string, string] => [dir, ".libsonnet"]),

@@ -1,6 +1,6 @@
 // The mixin: monitoring-mixins' three outputs (prometheusAlerts, prometheusRules,
 // grafanaDashboards) from one configuration. To add an alert, add it to a group in
-// mixin/alerts/ (or a new group there, listed below) with its promtool test in prometheus/tests/
+// mixin/alerts/ (or a new group there, listed below) with its promtool test in mixin/tests/
 // and a runbook section; then `npm run mixin`.
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { exporterAlerts } from "./alerts/exporter.js";

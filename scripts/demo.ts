@@ -1,8 +1,8 @@
 // `npm run demo`: the whole loop on this machine. The exporter in demo mode (a manifest URL that
 // answers 503 for the first 2 minutes), and, when Debian's `prometheus` and
 // `prometheus-alertmanager` are installed, a Prometheus on 127.0.0.1:9090 evaluating the rules
-// generated for the demo configuration (compose/prometheus/rules, mixin/demo.ts) and an
-// Alertmanager on 127.0.0.1:9093 with the generated alertmanager/alertmanager.yml. Prints every
+// generated for the demo configuration (mixin/generated/demo/rules, mixin/demo.ts) and an
+// Alertmanager on 127.0.0.1:9093 with the generated mixin/generated/alertmanager.yml. Prints every
 // alert's transitions (pending, firing, resolved) and what Alertmanager does with it (active or
 // inhibited) until Ctrl-C.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { DemoUnavailableFor } from "../mixin/demo.js";
-import { ALERTMANAGER_CONFIG, DEMO_RULES_DIR } from "../mixin/render.js";
+import { ALERTMANAGER_CONFIG, DEMO_RULES_DIR, GENERATED_DIR } from "../mixin/render.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const EXPORTER = "127.0.0.1:9847";
@@ -117,7 +117,7 @@ console.log(`exporter      http://${EXPORTER}  (its manifest URL fails for ${Dem
 const alertmanagerCommand = ["prometheus-alertmanager", "alertmanager"].find(has);
 if (alertmanagerCommand) {
   start("alertmanager", alertmanagerCommand, [
-    `--config.file=${join(root, ALERTMANAGER_CONFIG)}`,
+    `--config.file=${join(root, GENERATED_DIR, ALERTMANAGER_CONFIG)}`,
     `--storage.path=${join(dir, "alertmanager")}`,
     `--web.listen-address=${ALERTMANAGER}`,
     "--cluster.listen-address=",

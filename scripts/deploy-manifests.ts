@@ -1,6 +1,7 @@
 // `npm run build:deploy`: regenerates deploy/components/prometheus-operator/generated/ from
-// prometheus/rules and dashboards/, then renders every overlay into deploy/rendered/ with
-// `kubectl kustomize` (needs kubectl). test/observability/deploy.test.ts fails on any drift.
+// mixin/generated/rules/ and mixin/generated/dashboards/, then renders every overlay into
+// deploy/rendered/ with `kubectl kustomize` (needs kubectl). test/observability/deploy.test.ts
+// fails on any drift.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import {

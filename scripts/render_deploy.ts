@@ -1,7 +1,7 @@
 // deploy/: the objects generated from the repository's own sources (the PrometheusRule from
-// prometheus/rules, one Grafana dashboard ConfigMap per dashboards/*.json) and the overlays
-// rendered by kustomize. `npm run build:deploy` writes both; test/observability/deploy.test.ts
-// fails when a committed file differs from what this produces.
+// mixin/generated/rules, one Grafana dashboard ConfigMap per mixin/generated/dashboards/*.json)
+// and the overlays rendered by kustomize. `npm run build:deploy` writes both;
+// test/observability/deploy.test.ts fails when a committed file differs from what this produces.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -11,8 +11,8 @@ import { parse, stringify } from "yaml";
 export const repoRoot = fileURLToPath(new URL("../", import.meta.url));
 export const deployDir = join(repoRoot, "deploy");
 const operatorDir = join(deployDir, "components", "prometheus-operator", "generated");
-const rulesDir = join(repoRoot, "prometheus", "rules");
-const dashboardsDir = join(repoRoot, "dashboards");
+const rulesDir = join(repoRoot, "mixin", "generated", "rules");
+const dashboardsDir = join(repoRoot, "mixin", "generated", "dashboards");
 /** The Helm chart (its rules and dashboards are the mixin's: mixin/helm.ts). */
 export const chartDir = join(repoRoot, "charts", "podconfig-exporter");
 
@@ -44,7 +44,7 @@ function prometheusRule(): string {
     metadata: { name: "podconfig-exporter", labels },
     spec: { groups },
   };
-  return header("prometheus/rules/*.rules.yml") + stringify(rule, yamlOptions);
+  return header("mixin/generated/rules/*.rules.yml") + stringify(rule, yamlOptions);
 }
 
 /** One ConfigMap per dashboard, the JSON byte for byte, for the Grafana sidecar to load. */
@@ -58,7 +58,10 @@ function dashboardConfigMaps(): string {
     },
     data: { [f]: readFileSync(join(dashboardsDir, f), "utf8") },
   }));
-  return header("dashboards/*.json") + maps.map((m) => stringify(m, yamlOptions)).join("---\n");
+  return (
+    header("mixin/generated/dashboards/*.json") +
+    maps.map((m) => stringify(m, yamlOptions)).join("---\n")
+  );
 }
 
 function dashboardFiles(): string[] {

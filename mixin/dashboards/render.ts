@@ -1,12 +1,12 @@
 // Builds both dashboards for a mixin configuration and serialises them as they are committed
-// under dashboards/ for the default one.
+// under mixin/generated/dashboards/ for the default one.
 import type { Dashboard, Panel, RowPanel } from "@grafana/grafana-foundation-sdk/dashboard";
 import type { MixinConfig } from "../config.js";
 import { fleetReadinessDashboard } from "./fleet-readiness.js";
 import { nodeReadinessDashboard } from "./node-readiness.js";
 
 export interface RenderedDashboard {
-  /** File name under dashboards/. */
+  /** File name under the output directory's dashboards/. */
   file: string;
   dashboard: Dashboard;
   /** Pretty-printed JSON with a trailing newline: the committed bytes. */

@@ -233,7 +233,7 @@ export function kubeletRefusal(log: string, file: string): string | undefined {
  */
 export async function dashboardStatePanels(o: Observability, job: string): Promise<string[]> {
   const dashboard = JSON.parse(
-    readFileSync(join(repoRoot, "dashboards", "node-readiness.json"), "utf8"),
+    readFileSync(join(repoRoot, "mixin/generated/dashboards", "node-readiness.json"), "utf8"),
   ) as Dashboard;
   const state = (dashboard.panels as { type: string; title: string }[])
     .filter(

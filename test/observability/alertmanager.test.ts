@@ -1,7 +1,7 @@
 // One page per cause, checked with the real Alertmanager (Debian's prometheus-alertmanager): the
 // generated configuration's route and inhibition rules, with only the receiver pointed at a
 // webhook on 127.0.0.1 and the timers shortened. The alerts posted are those the promtool tests
-// (prometheus/tests/) show firing for each situation.
+// (mixin/tests/) show firing for each situation.
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

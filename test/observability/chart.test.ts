@@ -216,7 +216,9 @@ for (const [name, values] of Object.entries(chartCases)) {
           const [file, text] = Object.entries(c.data as Record<string, string>)[0] ?? [];
           assert.deepEqual(
             JSON.parse(text ?? ""),
-            JSON.parse(readFileSync(join(repoRoot, "dashboards", file ?? ""), "utf8")),
+            JSON.parse(
+              readFileSync(join(repoRoot, "mixin/generated/dashboards", file ?? ""), "utf8"),
+            ),
           );
           if (name === "kube-prometheus-stack") assert.equal(c.metadata.namespace, "monitoring");
         }

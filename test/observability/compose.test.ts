@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { NodeAlerts } from "../../mixin/alertmanager.js";
 import { DemoUnavailableFor } from "../../mixin/demo.js";
-import { DEMO_RULES_DIR } from "../../mixin/render.js";
+import { DASHBOARDS_DIR, DEMO_RULES_DIR, GENERATED_DIR } from "../../mixin/render.js";
 import { BundleMain } from "../../scripts/bundle.js";
 import { RuntimeNodeVersion } from "../../scripts/node_dist.js";
 import { run } from "./exec.js";
@@ -204,7 +204,7 @@ describe("docker-compose.yml", () => {
         const names = /^alertname=~?"([\w|]+)"$/.exec(matcher)?.[1]?.split("|") ?? [];
         assert.ok(names.length > 0, `${matcher} matches on alertname`);
         for (const name of names)
-          assert.ok(alerts.has(name), `${matcher}: ${name} is an alert of prometheus/rules`);
+          assert.ok(alerts.has(name), `${matcher}: ${name} is an alert of the generated rules`);
       }
     const result = await run("amtool", ["check-config", join(root, configFile)]);
     assert.equal(result.code, 0, result.output);
@@ -222,7 +222,10 @@ describe("docker-compose.yml", () => {
       }
     ).providers;
     assert.equal(providers.length, 1);
-    assert.equal(hostPathOf(grafana, providers[0]?.options.path ?? ""), "dashboards");
+    assert.equal(
+      hostPathOf(grafana, providers[0]?.options.path ?? ""),
+      `${GENERATED_DIR}/${DASHBOARDS_DIR}`,
+    );
     const home = grafana.environment?.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH ?? "";
     assert.ok(existsSync(join(root, hostPathOf(grafana, home))), home);
 

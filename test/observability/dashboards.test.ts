@@ -14,7 +14,7 @@ import { prometheusAlerts } from "../../mixin/mixin.js";
 import { run } from "./exec.js";
 import { catalogueSeries, recordedSeries, seriesNames } from "./promql.js";
 
-const dashboardsDir = new URL("../../dashboards/", import.meta.url);
+const dashboardsDir = new URL("../../mixin/generated/dashboards/", import.meta.url);
 
 interface Json {
   [key: string]: unknown;
@@ -40,7 +40,7 @@ async function committed(): Promise<Map<string, Json>> {
 
 const panelsOf = (d: Json) => (d.panels as PanelJson[]).filter((p) => p.type !== "row");
 
-describe("dashboards/*.json", () => {
+describe("mixin/generated/dashboards/*.json", () => {
   test("have short stable uids, the datasource/cluster/job/instance variables, UTC and no __inputs", async () => {
     const uids = new Set<string>();
     for (const [file, d] of await committed()) {

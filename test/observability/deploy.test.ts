@@ -56,7 +56,7 @@ function quantity(q: string): number {
 }
 
 describe("deploy/ generated files", () => {
-  test("the PrometheusRule and dashboard ConfigMaps are what build:deploy makes of prometheus/rules and dashboards/", () => {
+  test("the PrometheusRule and dashboard ConfigMaps are what build:deploy makes of the generated rules and dashboards", () => {
     for (const [path, text] of generatedDeployFiles())
       assert.equal(readRepo(path), text, `${path} is stale: npm run build:deploy`);
   });

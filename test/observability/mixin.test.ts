@@ -15,6 +15,7 @@ import {
   committedFiles,
   DASHBOARDS_DIR,
   DEMO_RULES_DIR,
+  GENERATED_DIR,
   JSONNET_DIRS,
   RULES_DIR,
   renderMixin,
@@ -37,8 +38,8 @@ describe("the committed mixin output", () => {
   test("is exactly what `npm run mixin` generates (default configuration, demo rules, jsonnet)", async () => {
     const files = committedFiles();
     for (const [dir, suffix] of [
-      [RULES_DIR, ".rules.yml"],
-      [DASHBOARDS_DIR, ".json"],
+      [`${GENERATED_DIR}/${RULES_DIR}`, ".rules.yml"],
+      [`${GENERATED_DIR}/${DASHBOARDS_DIR}`, ".json"],
       [DEMO_RULES_DIR, ".rules.yml"],
       ...JSONNET_DIRS.map((dir) => [dir, ".libsonnet"] as const),
     ]) {

@@ -13,7 +13,7 @@ export const catalogueSeries: ReadonlySet<string> = new Set([
   "up",
 ]);
 
-export const rulesDir = new URL("../../prometheus/rules/", import.meta.url);
+export const rulesDir = new URL("../../mixin/generated/rules/", import.meta.url);
 
 export interface RuleFile {
   file: string;
@@ -37,7 +37,7 @@ export function ruleFiles(): RuleFile[] {
     .map((file) => ({ file, ...parse(readFileSync(new URL(file, rulesDir), "utf8")) }));
 }
 
-/** Names recorded by prometheus/rules/*.rules.yml. */
+/** Names recorded by mixin/generated/rules/*.rules.yml. */
 export function recordedSeries(): Set<string> {
   const names = new Set<string>();
   for (const { groups } of ruleFiles())

@@ -6,7 +6,7 @@ import { parse } from "yaml";
 import { run } from "./exec.js";
 import { catalogueSeries, recordedSeries, ruleFiles, rulesDir, seriesNames } from "./promql.js";
 
-const testsDir = new URL("../../prometheus/tests/", import.meta.url);
+const testsDir = new URL("../../mixin/tests/", import.meta.url);
 const runbook = new URL("../../docs/runbook.md", import.meta.url);
 const RUNBOOK_BASE =
   "https://github.com/podconfig-exporter/podconfig-exporter/blob/main/docs/runbook.md#";
@@ -58,7 +58,7 @@ const alerts = () =>
     ),
   );
 
-describe("prometheus/rules", () => {
+describe("mixin/generated/rules", () => {
   test("promtool check rules accepts every rules file", async () => {
     const files = ruleFiles().map(({ file }) => fileURLToPath(new URL(file, rulesDir)));
     assert.ok(files.length >= 2);
@@ -79,7 +79,7 @@ describe("prometheus/rules", () => {
       assert.equal(groups.length, 1, `${file} holds one group`);
       const name = groups[0]?.name ?? "";
       assert.equal(file, `${name}.rules.yml`, "the file is named after its group");
-      assert.deepEqual(unitTestsFor(name).rule_files, [`../rules/${file}`]);
+      assert.deepEqual(unitTestsFor(name).rule_files, [`../generated/rules/${file}`]);
       return name;
     });
     const testFiles = readdirSync(testsDir).filter((f) => f.endsWith(".test.yml"));
