@@ -157,7 +157,7 @@ describe("docker-compose.yml", () => {
     const result = await run("promtool", [
       "test",
       "rules",
-      join(root, "compose/prometheus/demo.test.yml"),
+      join(root, "deploy/compose/prometheus/demo.test.yml"),
     ]);
     assert.equal(result.code, 0, result.output);
   });
