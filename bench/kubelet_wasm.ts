@@ -1,6 +1,7 @@
-// The kubelet's own static pod decoding compiled to WebAssembly (wasm/, built by wasm/build.sh
-// into .cache/wasm/): loads the module under node:wasi and calls its exports (wasm/abi). Used
-// by bench/wasm.ts to measure that alternative to the TypeScript port; not part of the product.
+// The kubelet's own static pod decoding compiled to WebAssembly (conformance/wasm/, built by
+// conformance/wasm/build.sh into .cache/wasm/): loads the module under node:wasi and calls its
+// exports (conformance/wasm/abi). Used by bench/wasm.ts to measure that alternative to the
+// TypeScript port; not part of the product.
 import { readFile } from "node:fs/promises";
 import { WASI } from "node:wasi";
 
@@ -10,7 +11,10 @@ export function wasmPath(version: string): URL {
   return new URL(`kubelet-decode-${version}.wasm`, WasmDir);
 }
 
-/** What the kubelet's tryDecodeSinglePod / tryDecodePodList returned, as wasm/abi encodes it. */
+/**
+ * What the kubelet's tryDecodeSinglePod / tryDecodePodList returned, as conformance/wasm/abi
+ * encodes it.
+ */
 export interface KubeletDecodeReply {
   parsed: boolean;
   /** The v1.Pod (single pod) or v1.PodList, after the kubelet's defaults. */

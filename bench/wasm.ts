@@ -1,8 +1,8 @@
 // bench/wasm: the kubelet's own static pod decoding (pkg/kubelet/config's
 // tryDecodeSinglePod with applyDefaults: utilyaml.ToJSON, the legacyscheme decode with the API's
 // defaults, the static pod defaults and UID, ValidatePodCreate with the kubelet's options, the
-// conversion to v1) compiled to WebAssembly (wasm/), measured as the alternative to the
-// TypeScript port: its size, the start it adds, its cost per pod against the JSON.parse floor
+// conversion to v1) compiled to WebAssembly (conformance/wasm/), measured as the alternative to
+// the TypeScript port: its size, the start it adds, its cost per pod against the JSON.parse floor
 // (the same 1,000 manifests as bench:decode) beside the port's, the RSS it adds, and whether it
 // runs on a thread like the decoding thread. Each version is measured in a child process of its
 // own, so that one's memory is not counted in the other's. Needs `npm run build:wasm` first.
@@ -180,7 +180,9 @@ if (childVersion) {
   const ms = (v: number) => `${v.toFixed(0)} ms`;
   const mib = (v: number) => `${(v / MiB).toFixed(1)} MiB`;
   const x = (us: number, floor: number) => `${us.toFixed(1)} (${(us / floor).toFixed(2)}×)`;
-  console.log("The kubelet's decode as WebAssembly (wasm/, GOOS=wasip1), under node:wasi:\n");
+  console.log(
+    "The kubelet's decode as WebAssembly (conformance/wasm/, GOOS=wasip1), under node:wasi:\n",
+  );
   console.log("| kubelet | .wasm | gzip -9 |\n|---|---:|---:|");
   for (const line of sizes) console.log(line);
   console.log(

@@ -1,13 +1,14 @@
 // npm run versions: brings everything that lists the kubelet minors in line with the versions
 // file (src/core/kubelet_releases.ts), then says what it changed. Idempotent: with nothing to
 // do it changes nothing.
-//   1. oracle/v<minor>: a module per minor; a new one links the adapter files of the newest
-//      existing module (the oracle then shows what the new release changed); its go.mod is
-//      regenerated (scripts/oracle/gen-mod.ts) where it does not require the pinned release.
-//   2. oracle/schema: go.mod requires the newest minor's k8s.io/api, versions/v<minor>.mod each
-//      older one's; a modfile that requires another is rewritten and tidied.
-//   3. realnode/v<minor>: the wrapper module of each minor CI runs the real node at (the newest;
-//      the oldest too), regenerated where its pin differs.
+//   1. conformance/oracle/v<minor>: a module per minor; a new one links the adapter files of the
+//      newest existing module (the oracle then shows what the new release changed); its go.mod
+//      is regenerated (scripts/oracle/gen-mod.ts) where it does not require the pinned release.
+//   2. conformance/oracle/schema: go.mod requires the newest minor's k8s.io/api,
+//      versions/v<minor>.mod each older one's; a modfile that requires another is rewritten and
+//      tidied.
+//   3. conformance/realnode/v<minor>: the wrapper module of each minor CI runs the real node at
+//      (the newest; the oldest too), regenerated where its pin differs.
 //   4. The oracles of what changed are built, their schemas regenerated (npm run schema, which
 //      writes the schema index), and the kubelet version tables (npm run oracle:table).
 // The check that all of this agrees is test/tools/versions.test.ts (no Go needed).
@@ -38,9 +39,9 @@ const places = versionPlaces(repo);
 
 // 1. The oracle modules.
 for (const minor of KubeletMinors) {
-  const dir = join(repo, "oracle", `v${minor}`);
+  const dir = join(repo, "conformance", "oracle", `v${minor}`);
   if (!existsSync(dir)) {
-    const template = join(repo, "oracle", `v${places.oracleModules.at(-1)?.minor}`);
+    const template = join(repo, "conformance", "oracle", `v${places.oracleModules.at(-1)?.minor}`);
     mkdirSync(dir);
     for (const name of readdirSync(template)) {
       if (name === "go.mod" || name === "go.sum") continue;
@@ -54,7 +55,9 @@ for (const minor of KubeletMinors) {
       }
       symlinkSync(target, join(dir, name));
     }
-    process.stderr.write(`oracle/v${minor}: new, its adapter linked from ${template}\n`);
+    process.stderr.write(
+      `conformance/oracle/v${minor}: new, its adapter linked from ${template}\n`,
+    );
   }
   if (places.oracleModules.find((m) => m.minor === minor)?.pin !== pinForMinor(minor)) {
     run("npx", ["tsx", "scripts/oracle/gen-mod.ts", "--version", minor]);
@@ -62,13 +65,13 @@ for (const minor of KubeletMinors) {
   }
 }
 
-// 2. oracle/schema's modfiles.
+// 2. conformance/oracle/schema's modfiles.
 for (const minor of KubeletMinors) {
   const wanted = `v0.${(pinForMinor(minor) as string).split(".").slice(1).join(".")}`;
   const place = places.schemaModfiles.find((m) => m.minor === minor);
   if (place?.api === wanted) continue;
   const modfile = minor === NewestKubeletMinor ? "go.mod" : `versions/v${minor}.mod`;
-  const moduleDir = join(repo, "oracle", "schema");
+  const moduleDir = join(repo, "conformance", "oracle", "schema");
   if (!existsSync(join(moduleDir, modfile)))
     copyFileSync(join(moduleDir, "go.mod"), join(moduleDir, modfile));
   run("go", ["mod", "edit", `-modfile=${modfile}`, `-require=k8s.io/api@${wanted}`], moduleDir);
@@ -80,7 +83,7 @@ for (const minor of KubeletMinors) {
 for (const minor of CIMinors) {
   const pin = pinForMinor(minor) as string;
   if (places.realnodeModules.find((m) => m.minor === minor)?.pin === pin) continue;
-  mkdirSync(join(repo, "realnode", `v${minor}`), { recursive: true });
+  mkdirSync(join(repo, "conformance", "realnode", `v${minor}`), { recursive: true });
   run("npx", ["tsx", "scripts/real-node/generate-module.ts", pin]);
 }
 

@@ -13,7 +13,7 @@ export interface PinnedModule {
 export interface VersionPlaces {
   oracleModules: PinnedModule[];
   realnodeModules: PinnedModule[];
-  /** oracle/schema's modfile of each minor, and the k8s.io/api version it requires. */
+  /** conformance/oracle/schema's modfile of each minor, and the k8s.io/api version it requires. */
   schemaModfiles: { minor: string; modfile: string; api: string | undefined }[];
   /** The minors with both committed schemas (v<minor>.json and internal-v<minor>.json). */
   schemaFiles: string[];
@@ -39,7 +39,7 @@ function pinnedModules(dir: string): PinnedModule[] {
 }
 
 export function versionPlaces(repo: string): VersionPlaces {
-  const schemaDir = join(repo, "oracle", "schema");
+  const schemaDir = join(repo, "conformance", "oracle", "schema");
   const modfiles = [
     "go.mod",
     ...readdirSync(join(schemaDir, "versions"))
@@ -60,8 +60,8 @@ export function versionPlaces(repo: string): VersionPlaces {
     .filter((minor) => schemas.includes(`internal-v${minor}.json`))
     .sort((a, b) => byMinor({ minor: a }, { minor: b }));
   return {
-    oracleModules: pinnedModules(join(repo, "oracle")),
-    realnodeModules: pinnedModules(join(repo, "realnode")),
+    oracleModules: pinnedModules(join(repo, "conformance", "oracle")),
+    realnodeModules: pinnedModules(join(repo, "conformance", "realnode")),
     schemaModfiles,
     schemaFiles,
   };

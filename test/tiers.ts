@@ -35,7 +35,7 @@ export const IntegrationTests: Readonly<Record<string, string>> = {
   "test/release/release.test.ts": "actionlint, docker",
   "test/server/manifests_page.test.ts": "Chromium",
   "test/server/status_page.test.ts": "Chromium",
-  "test/sources/manifest_schema.test.ts": "Go (oracle/schema) and the oracles",
+  "test/sources/manifest_schema.test.ts": "Go (conformance/oracle/schema) and the oracles",
   "test/telemetry/metrics.test.ts": "promtool",
   "test/tools/provision.test.ts": "apt, as root",
 };

@@ -1,7 +1,8 @@
 // npm run oracle:build [-- --version 1.32 ...]: builds .cache/oracle/bin/oracle-<minor> from
-// oracle/v<minor>/ (default: every claimed minor) with the machine's Go, at low priority (the
-// machines are shared), in Go's default module and build caches so a rebuild is incremental. A
-// binary newer than every file it is built from (its module and oracle/driver) is not rebuilt.
+// conformance/oracle/v<minor>/ (default: every claimed minor) with the machine's Go, at low
+// priority (the machines are shared), in Go's default module and build caches so a rebuild is
+// incremental. A binary newer than every file it is built from (its module and
+// conformance/oracle/driver) is not rebuilt.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -27,9 +28,9 @@ function upToDate(binary: string, sources: string[]): boolean {
 }
 
 function build(minor: string): boolean {
-  const moduleDir = join(repo, "oracle", `v${minor}`);
+  const moduleDir = join(repo, "conformance", "oracle", `v${minor}`);
   const binary = oracleBinary(minor);
-  if (upToDate(binary, [moduleDir, join(repo, "oracle", "driver")])) {
+  if (upToDate(binary, [moduleDir, join(repo, "conformance", "oracle", "driver")])) {
     process.stderr.write(`oracle ${minor}: up to date (${binary})\n`);
     return true;
   }

@@ -1,6 +1,6 @@
-// Writes oracle/v<minor>/go.mod for each pin (or the minors named with --version): a require of
-// k8s.io/kubernetes at the pin, and the replace block for its staging modules generated from that
-// release's own go.mod (upstream replaces each k8s.io/<name> with ./staging/src/k8s.io/<name>;
+// Writes conformance/oracle/v<minor>/go.mod for each pin (or the minors named with --version): a
+// require of k8s.io/kubernetes at the pin, and the replace block for its staging modules
+// generated from that release's own go.mod (upstream replaces each k8s.io/<name> with ./staging/src/k8s.io/<name>;
 // outside the kubernetes repository the same module is the published k8s.io/<name> v0.<minor>.<patch>).
 // Then `go mod tidy` fills in the rest of the requirements and go.sum.
 // Usage: npx tsx scripts/oracle/gen-mod.ts [--version 1.32 ...] [--no-tidy]
@@ -51,7 +51,7 @@ const pins = (values.version ?? ORACLE_PINS.map(minorOf)).map((minor) => {
   return pin;
 });
 for (const pin of pins) {
-  const dir = join(repo, "oracle", `v${minorOf(pin)}`);
+  const dir = join(repo, "conformance", "oracle", `v${minorOf(pin)}`);
   const goModPath = join(dir, "go.mod");
   writeFileSync(goModPath, renderGoMod(pin, upstreamGoMod(pin)));
   process.stderr.write(`wrote ${goModPath}\n`);

@@ -30,7 +30,7 @@ for (const minor of minors) {
   ];
   process.stderr.write(`oracle ${minor}: nice ${args.join(" ")}\n`);
   const result = spawnSync("nice", args, {
-    cwd: join(repo, "oracle", `v${minor}`),
+    cwd: join(repo, "conformance", "oracle", `v${minor}`),
     stdio: ["ignore", "inherit", "inherit"],
   });
   if (result.status !== 0) failed++;

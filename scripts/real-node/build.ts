@@ -1,7 +1,7 @@
 // Builds the real node's binaries for one pinned kubernetes release with the machine's Go:
 // kubelet, kube-apiserver and etcd (and, for a one-node cluster, kube-controller-manager,
-// kube-scheduler and kube-proxy) from realnode/v1.<minor> (the wrapper module), and the
-// sandbox's pause from realnode/pause. Output goes to .cache/real-node/<release>/; the module
+// kube-scheduler and kube-proxy) from conformance/realnode/v1.<minor> (the wrapper module), and
+// the sandbox's pause (conformance/realnode/pause), into .cache/real-node/<release>/; the module
 // and build caches are Go's own (GOMODCACHE, GOCACHE), so a second build only relinks what
 // changed, and `go build` skips the link when the binary's build ID is current.
 import { spawnSync } from "node:child_process";
@@ -107,7 +107,7 @@ export function buildNode(release: string, { cluster = false } = {}): NodeBinari
     dir,
     lock,
   );
-  go(["build", "-o", `${out}/`, "."], join(repoRoot, "realnode", "pause"), lock);
+  go(["build", "-o", `${out}/`, "."], join(repoRoot, "conformance", "realnode", "pause"), lock);
   const node = {
     kubelet: join(out, "kubelet"),
     kubeApiserver: join(out, "kube-apiserver"),

@@ -1,7 +1,7 @@
 // The exporter installed on the one-node cluster as a user installs it: the chart with
 // `helm install` (the README's namespace and label first) or the kustomize overlay with
 // `kubectl apply -k`, each pointed at the image built from the Dockerfile through its own image
-// values, and at this node's paths (not kubeadm's: see realnode/README.md). Each hop is read
+// values, at this node's paths (not kubeadm's: conformance/realnode/README.md). Each hop is read
 // from the component that owns it: the DaemonSet controller's and the scheduler's events, the
 // containers containerd runs and the kubelet's probe counters, the API server's audit log for
 // the pod's own token and the kubelet's review of it, the kubelet's resource metrics for memory.

@@ -25,5 +25,5 @@ export function releaseFromArgs(argv: string[] = process.argv): string {
 }
 
 export function moduleDir(release: string): string {
-  return `${repoRoot}realnode/v1.${release.split(".")[1]}`;
+  return `${repoRoot}conformance/realnode/v1.${release.split(".")[1]}`;
 }

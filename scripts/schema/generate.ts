@@ -1,7 +1,7 @@
 // npm run schema: regenerates, for every claimed minor (or the minors named: npm run schema --
-// 1.32 1.37), src/sources/manifest/schema/v<minor>.json by running oracle/schema with that
-// minor's go.mod (the newest's is oracle/schema/go.mod, the others' oracle/schema/versions/),
-// and schema/internal-v<minor>.json from that minor's oracle, built first if needed; then the
+// 1.32 1.37), src/sources/manifest/schema/v<minor>.json by running conformance/oracle/schema
+// with that minor's go.mod (the newest's is its go.mod, the others' its versions/), and
+// schema/internal-v<minor>.json from that minor's oracle, built first if needed; then the
 // schema index (schema/index.ts) of every claimed minor.
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";

@@ -1,5 +1,5 @@
-// What the committed schemas of one kubelet minor are generated from: oracle/schema's schema of
-// v1.Pod as that minor's k8s.io/api declares it (the machine's Go with its module and build
+// What the committed schemas of one kubelet minor are generated from: conformance/oracle/schema's
+// schema of v1.Pod as that minor's k8s.io/api declares it (the machine's Go with its module and build
 // caches), and the oracle's internal Pod types.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -8,7 +8,7 @@ import { type KubeletMinor, NewestKubeletMinor } from "../../src/core/version.js
 import { oracleBinary } from "../oracle/pins.js";
 
 const run = promisify(execFile);
-const moduleDir = fileURLToPath(new URL("../../oracle/schema/", import.meta.url));
+const moduleDir = fileURLToPath(new URL("../../conformance/oracle/schema/", import.meta.url));
 
 /** The schema JSON of `minor`, as `go run` prints it (nice: the machine is shared). */
 export async function schemaOutput(minor: KubeletMinor): Promise<string> {

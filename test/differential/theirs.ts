@@ -1,4 +1,4 @@
-// The kubelet's side of a differential case: the oracle's answers (oracle/README.md,
+// The kubelet's side of a differential case: the oracle's answers (conformance/oracle/README.md,
 // "Protocol") to the same inputs, in the shapes ours.ts gives for our side.
 import type { GoPodForm, OpSequence } from "../support/merge_gen.js";
 import type { EmittedUpdate } from "./compare.js";

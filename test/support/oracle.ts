@@ -1,5 +1,5 @@
-// The client of an oracle (oracle/README.md): the kubelet's own pkg/kubelet/config code at one
-// pinned version, as a child process speaking JSON lines. One process per test file: start it in
+// The client of an oracle (conformance/oracle/README.md): the kubelet's own pkg/kubelet/config
+// code at one pinned version, as a child process speaking JSON lines. One process per test file: start it in
 // before(), close it in after(). Every request has a deadline and is rejected with its name when
 // the deadline passes; after that the stream is out of step, so the client refuses further work.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";

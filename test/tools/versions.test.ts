@@ -58,17 +58,17 @@ test("a Go module per claimed minor, each pinned at its release", () => {
   assert.deepEqual(
     places.oracleModules,
     releases.map(([minor, pin]) => ({ minor, pin })),
-    "oracle/v<minor>: run npm run versions",
+    "conformance/oracle/v<minor>: run npm run versions",
   );
   assert.deepEqual(
     places.schemaModfiles.map(({ minor, api }) => ({ minor, api })),
     releases.map(([minor, pin]) => ({ minor, api: `v0.${pin.split(".").slice(1).join(".")}` })),
-    "oracle/schema's modfiles: run npm run versions",
+    "conformance/oracle/schema's modfiles: run npm run versions",
   );
   assert.equal(
     places.schemaModfiles.at(-1)?.modfile,
     "go.mod",
-    "the newest is oracle/schema's go.mod",
+    "the newest is conformance/oracle/schema's go.mod",
   );
   // The real node runs at the minors CI runs it at, each pinned at its release.
   assert.deepEqual(
@@ -77,7 +77,7 @@ test("a Go module per claimed minor, each pinned at its release", () => {
       minor,
       pin: KubeletReleases[minor as keyof typeof KubeletReleases],
     })),
-    "realnode/v<minor>: run npm run versions",
+    "conformance/realnode/v<minor>: run npm run versions",
   );
 });
 

@@ -1,9 +1,12 @@
 // v1.Pod and v1.PodList as Go's encoding/json sees them, per claimed kubelet minor: generated
-// from k8s.io/api by oracle/schema (npm run schema), committed as schema/v<minor>.json.
+// from k8s.io/api by conformance/oracle/schema (npm run schema), committed as
+// schema/v<minor>.json.
 import { atLeast, type KubeletMinor } from "../../core/version.js";
 import { schemas } from "./schema/index.js";
 
-/** A Go kind as oracle/schema names it; `custom` is a type with its own UnmarshalJSON. */
+/**
+ * A Go kind as conformance/oracle/schema names it; `custom` is a type with its own UnmarshalJSON.
+ */
 export type GoKind =
   | "struct"
   | "ptr"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Builds the kubelet's decode for one minor (wasm/v<minor>) into
+# Builds the kubelet's decode for one minor (conformance/wasm/v<minor>) into
 # .cache/wasm/kubelet-decode-<version>.wasm: GOOS=wasip1, a reactor (c-shared) whose exports
 # are in ./abi. Go counts wasip1 as "unix", and two upstream files do not compile there, so
 # the files in ./shim are laid over them for this target (-overlay). Go refuses overlays inside
 # the module cache, so the module is vendored into .cache/wasm/build-<minor> first.
-# Usage: wasm/build.sh 1.37
+# Usage: conformance/wasm/build.sh 1.37
 set -euo pipefail
-minor=${1:?usage: wasm/build.sh <minor, e.g. 1.37>}
+minor=${1:?usage: conformance/wasm/build.sh <minor, e.g. 1.37>}
 here=$(cd "$(dirname "$0")" && pwd)
-out=$(cd "$here/.." && pwd)/.cache/wasm
+out=$(cd "$here/../.." && pwd)/.cache/wasm
 build=$out/build-$minor
 mkdir -p "$build"
 cp "$here/v$minor"/go.mod "$here/v$minor"/go.sum "$here/v$minor"/*.go "$build/"

@@ -1,5 +1,5 @@
 // Package driver runs an oracle: the kubelet's own pkg/kubelet/config code, at the version the
-// importing module pins, driven by JSON-lines requests (oracle/README.md, "Protocol").
+// importing module pins, driven by JSON-lines requests (conformance/oracle/README.md, "Protocol").
 package driver
 
 import (

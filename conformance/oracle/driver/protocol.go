@@ -6,7 +6,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// Request is one line on stdin; which fields matter depends on Cmd (see oracle/README.md).
+// Request is one line on stdin; which fields matter depends on Cmd (see
+// conformance/oracle/README.md).
 type Request struct {
 	Cmd        string     `json:"cmd"`
 	ID         any        `json:"id,omitempty"`

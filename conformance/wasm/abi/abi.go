@@ -1,5 +1,5 @@
 // Package abi is the boundary between the kubelet's manifest decoding, compiled to WebAssembly,
-// and its JavaScript host (bench/wasm/). The host writes a request into the buffer Input
+// and its JavaScript host (bench/kubelet_wasm.ts). The host writes a request into the buffer Input
 // returns, calls Decode, and reads the reply Decode left at Reply. Both buffers are kept here
 // between calls: Go's heap does not move, so their addresses stay valid until the next call.
 // One request at a time, as the decoding thread sends them.
