@@ -1,5 +1,5 @@
 // `npm run bench:fleet -- --engine`: the mixin on a distributed metrics engine. Thanos (receive,
-// query, rule; built from engine/) holds BENCH_CLUSTERS (4) clusters of simulated nodes
+// query, rule; built from bench/engine/) holds BENCH_CLUSTERS (4) clusters of simulated nodes
 // (bench/fleet_nodes.ts, a real exporter's exposition per node), each scraped every 15 s
 // (BENCH_SCRAPE_SECONDS) by its own Debian Prometheus that keeps the samples (the
 // single-cluster reference) and remote-writes them with external_labels {cluster: …}. The mixin, generated with showMultiCluster, runs in Thanos rule;

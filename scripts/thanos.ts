@@ -1,6 +1,6 @@
-// Thanos for `npm run bench:fleet -- --engine`, built from engine/ (a wrapper module pinned to
-// one release: `go install …@version` is refused, Thanos' go.mod has replace directives) once per
-// machine, into the cache every checkout and CI clone shares ($PODCONFIG_TOOLS_CACHE, or
+// Thanos for `npm run bench:fleet -- --engine`, built from bench/engine/ (a wrapper module pinned
+// to one release: `go install …@version` is refused, Thanos' go.mod has replace directives) once
+// per machine, into the cache every checkout and CI clone shares ($PODCONFIG_TOOLS_CACHE, or
 // $XDG_CACHE_HOME or ~/.cache, then podconfig-exporter/go-tools/thanos@<version>/), under a lock
 // (flock) so that two benches asking at once wait for one build. The Go module proxy serves the
 // sources; Go's module and build caches make a rebuild after a cache wipe incremental.
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { goToolsCache } from "./go_tool.js";
 import { repoRoot } from "./render_deploy.js";
 
-const moduleDir = join(repoRoot, "engine");
+const moduleDir = join(repoRoot, "bench", "engine");
 
 /**
  * Thanos' own build tags (its .promu.yml): slicelabels above all. Thanos converts Prometheus'
@@ -20,11 +20,12 @@ const moduleDir = join(repoRoot, "engine");
  */
 const TAGS = "netgo,slicelabels";
 
-/** The Thanos release engine/go.mod requires. */
+/** The Thanos release bench/engine/go.mod requires. */
 export function thanosVersion(): string {
   const goMod = readFileSync(join(moduleDir, "go.mod"), "utf8");
   const version = /^\s*(?:require\s+)?github\.com\/thanos-io\/thanos (v\S+)/m.exec(goMod)?.[1];
-  if (!version) throw new Error("engine/go.mod requires no github.com/thanos-io/thanos version");
+  if (!version)
+    throw new Error("bench/engine/go.mod requires no github.com/thanos-io/thanos version");
   return version;
 }
 
@@ -53,7 +54,9 @@ export function ensureThanos(): string {
   if (existsSync(path) && builtAs(path) === wanted) return path;
   mkdirSync(dir, { recursive: true });
   const started = Date.now();
-  process.stderr.write(`thanos ${version}: building ${path} from engine/ (minutes when cold)\n`);
+  process.stderr.write(
+    `thanos ${version}: building ${path} from bench/engine/ (minutes when cold)\n`,
+  );
   // Under the lock, a binary another process finished meanwhile is kept. The build writes a
   // temporary file renamed into place, so no reader ever runs half of one.
   const ldflags = `-s -w -X github.com/prometheus/common/version.Version=${version.slice(1)}`;

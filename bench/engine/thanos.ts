@@ -1,4 +1,4 @@
-// The engine: Thanos (engine/, built from its module) as receive (remote-write ingestion into a
+// The engine: Thanos (built from the Go module beside this file) as receive (remote-write ingestion into a
 // local TSDB), query (PromQL over receive's and the ruler's Store API) and rule (the mixin's
 // recording rules and alerts, evaluated through query, alerts sent to Alertmanager). Every
 // listener on 127.0.0.1, data under the run's directory.

@@ -1,7 +1,7 @@
 // Thanos, built from its module for `npm run bench:fleet -- --engine` (see README.md).
 // `go install github.com/thanos-io/thanos/cmd/thanos@v0.42.4` is refused because Thanos' go.mod
 // has replace directives; this module requires the release and repeats its replace block.
-module github.com/podconfig-exporter/podconfig-exporter/engine
+module github.com/podconfig-exporter/podconfig-exporter/bench/engine
 
 go 1.26.0
 
