@@ -1,7 +1,7 @@
 // `npm run bench:plugin` (run it under `flock /tmp/realnode.lock`: it starts the real node's etcd
 // and kube-apiserver): `kubectl podconfig status` across BENCH_NODES (default 100) simulated
 // nodes. The API server is the real one (built from upstream as the real node's); the pod proxy
-// is its own, sending each pod's traffic through an egress tunnel (scripts/real-node/
+// is its own, sending each pod's traffic through an egress tunnel (scripts/realnode/
 // egress_tunnel.ts) to one loopback server that answers every node's /api/v1/sources and
 // /api/v1/manifests with a real exporter's answers (captured once: file and http sources ready,
 // one refused and one shadowed manifest), its node name put in. The plugin is the built binary,
@@ -13,11 +13,11 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { buildBinaries } from "../scripts/binary/build.js";
-import { buildNode } from "../scripts/real-node/build.js";
-import { EgressTunnel } from "../scripts/real-node/egress_tunnel.js";
-import { ClusterWriter, exporterNode } from "../scripts/real-node/exporter_pods.js";
-import { RealNode } from "../scripts/real-node/node.js";
-import { releaseOf, repoRoot } from "../scripts/real-node/versions.js";
+import { buildNode } from "../scripts/realnode/build.js";
+import { EgressTunnel } from "../scripts/realnode/egress_tunnel.js";
+import { ClusterWriter, exporterNode } from "../scripts/realnode/exporter_pods.js";
+import { RealNode } from "../scripts/realnode/node.js";
+import { releaseOf, repoRoot } from "../scripts/realnode/versions.js";
 import {
   eventually,
   exporterFromFlags,
@@ -59,7 +59,7 @@ async function captureAnswers(): Promise<{ sources: string; manifests: string; n
 const started = Date.now();
 const binaries = buildNode(release);
 const [plugin] = await buildBinaries(["x64"], process.env, ["kubectl-podconfig"]);
-const workDir = join(repoRoot, ".cache", "real-node", "bench-plugin");
+const workDir = join(repoRoot, ".cache", "realnode", "bench-plugin");
 const node = new RealNode({
   release,
   binaries,

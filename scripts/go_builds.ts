@@ -1,5 +1,5 @@
 // npm run build:go: every Go program CI's stages run after the suite's own oracles, built once
-// per machine into the caches the stages read (scripts/go_tool.ts's, .cache/real-node/), in the
+// per machine into the caches the stages read (scripts/go_tool.ts's, .cache/realnode/), in the
 // order the stages need them: the suite's tools (helm, actionlint, jb, jsonnet), then the real
 // node's and the one-node cluster's Kubernetes binaries at the newest minor and the cluster's
 // Prometheus. .ci/run starts it in the background as soon as npm
@@ -10,8 +10,8 @@ import { ensureActionlint } from "./actionlint.js";
 import { ensureHelm } from "./helm.js";
 import { ensureGoJsonnet, ensureJsonnetBundler } from "./jsonnet_tools.js";
 import { ensurePrometheus } from "./prometheus_build.js";
-import { buildNode } from "./real-node/build.js";
-import { releaseFromArgs } from "./real-node/versions.js";
+import { buildNode } from "./realnode/build.js";
+import { releaseFromArgs } from "./realnode/versions.js";
 
 const builds: [string, () => unknown][] = [
   ["helm", ensureHelm],

@@ -3,7 +3,7 @@
 // module k8s.io/<name> with ./staging/src/k8s.io/<name>, which only exists inside that
 // repository; outside it the same code is the published k8s.io/<name> v0.<minor>.<patch>. Shared
 // by the oracle modules (scripts/oracle/gen-mod.ts) and the real node's wrapper modules
-// (scripts/real-node/wrapper_gomod.ts).
+// (scripts/realnode/wrapper_gomod.ts).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 

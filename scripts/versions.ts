@@ -84,7 +84,7 @@ for (const minor of CIMinors) {
   const pin = pinForMinor(minor) as string;
   if (places.realnodeModules.find((m) => m.minor === minor)?.pin === pin) continue;
   mkdirSync(join(repo, "conformance", "realnode", `v${minor}`), { recursive: true });
-  run("npx", ["tsx", "scripts/real-node/generate-module.ts", pin]);
+  run("npx", ["tsx", "scripts/realnode/generate-module.ts", pin]);
 }
 
 // 4. What the changed oracles give.

@@ -3,7 +3,7 @@ import { KubeletReleases } from "../../src/core/kubelet_releases.js";
 
 // The kubelet patch release each oracle is built from, one per minor we claim: the versions
 // file's (src/core/kubelet_releases.ts). conformance/oracle/v<minor>/go.mod is generated from it by
-// scripts/oracle/gen-mod.ts; scripts/real-node builds its kubelet at the same pins.
+// scripts/oracle/gen-mod.ts; scripts/realnode builds its kubelet at the same pins.
 export const ORACLE_PINS: readonly string[] = Object.values(KubeletReleases);
 
 /**

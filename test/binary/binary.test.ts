@@ -6,7 +6,7 @@
 // arm64 binary cannot run here: it is checked as a file (an AArch64 executable whose SEA fuse
 // is set and which carries the same blob). The kubectl plugin's binary, built beside it, runs
 // without a cluster as far as it can (its commands against a real API server:
-// test/real-node/plugin.e2e.ts), and is packed for krew (scripts/release/krew.ts).
+// test/realnode/plugin.e2e.ts), and is packed for krew (scripts/release/krew.ts).
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";

@@ -1,7 +1,7 @@
 // What the exporter tells in Events, and the Node conditions it would set, computed from its
 // state (src/events/pod_config_events.ts, src/node_conditions/conditions.ts): which reason,
 // regarding which object, when, and how often. The Events as the API server stores them are
-// checked in test/real-node/events.e2e.ts.
+// checked in test/realnode/events.e2e.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { EventRecord } from "../../src/events/event.js";

@@ -1,7 +1,7 @@
 // The Event recorder's bounds (src/events/recorder.ts, correlation.ts), in simulated time: what
 // it asks its sink to write for repeats, many notes, many objects, and for the faults an API
 // server can answer with. The sink here records what it is asked and plays the faults; the
-// writes themselves are checked against a real kube-apiserver in test/real-node/events.e2e.ts.
+// writes themselves are checked against a real kube-apiserver in test/realnode/events.e2e.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { silentLogger } from "../../src/core/deps.js";

@@ -91,7 +91,7 @@ describe("docs/metrics.md", () => {
         // The kubelet and mirror collectors' series exist only with --kubelet.url and an api
         // source, and some only once known (test/kubelet reads them live); the writes
         // collector's only with an API server to write to (test/telemetry/series_budget.test.ts
-        // and the real node's test/real-node/reporting.e2e.ts read them live).
+        // and the real node's test/realnode/reporting.e2e.ts read them live).
         if (
           /^podconfig_(kubelet_|orphaned_mirror_|missing_mirror_|stale_mirror_|events?_|node_condition_)/.test(
             name,

@@ -1,6 +1,6 @@
 // kubectl podconfig's parts that need no cluster: its command line, its table, what counts as a
 // problem, its bounded parallelism and how it finds the user's kubeconfig. The plugin against a
-// real API server's pod proxy is test/real-node/plugin.e2e.ts.
+// real API server's pod proxy is test/realnode/plugin.e2e.ts.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -12,7 +12,7 @@
 //   informer lists before its api source may start), holding the node asked for: every node
 //   exists here, as a registered kubelet's does, unless named in `absentNodes` (a kubelet that
 //   has not registered yet: its list is empty). The real kube-apiserver's absent Node is tested
-//   in test/real-node/.
+//   in test/realnode/.
 // Test controls: add/modify/delete pods (one monotonic resourceVersion), close
 // watches, compact, bookmark, go down (refuse connections) and come back up on the same port.
 // Hostile modes (`hostile`, changeable at any time) make it the API server nobody wants: lists

@@ -1,7 +1,7 @@
 // Builds the real node's binaries for one pinned kubernetes release with the machine's Go:
 // kubelet, kube-apiserver and etcd (and, for a one-node cluster, kube-controller-manager,
 // kube-scheduler and kube-proxy) from conformance/realnode/v1.<minor> (the wrapper module), and
-// the sandbox's pause (conformance/realnode/pause), into .cache/real-node/<release>/; the module
+// the sandbox's pause (conformance/realnode/pause), into .cache/realnode/<release>/; the module
 // and build caches are Go's own (GOMODCACHE, GOCACHE), so a second build only relinks what
 // changed, and `go build` skips the link when the binary's build ID is current.
 import { spawnSync } from "node:child_process";
@@ -27,7 +27,7 @@ export interface ClusterBinaries extends NodeBinaries {
 }
 
 export function binDir(release: string): string {
-  return join(repoRoot, ".cache", "real-node", release);
+  return join(repoRoot, ".cache", "realnode", release);
 }
 
 /**

@@ -3,7 +3,7 @@
 // built exporter beside it (then its Events, Node conditions and the kubectl plugin:
 // reporting_scenarios.ts), then the api source's list/watch tests, the shipped manifests',
 // the Events' and conditions' and the plugin's tests against its API server
-// (test/real-node/*.e2e.ts, told where the node is by REALNODE_* variables). Everything is
+// (test/realnode/*.e2e.ts, told where the node is by REALNODE_* variables). Everything is
 // torn down at the end, on failure and on SIGINT/SIGTERM.
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
 
   t = Date.now();
   manifests = await ManifestServer.start();
-  const workDir = join(repoRoot, ".cache", "real-node", `node-${release}`);
+  const workDir = join(repoRoot, ".cache", "realnode", `node-${release}`);
   node = new RealNode({ release, binaries, workDir, manifestUrl: manifests.url });
   // The directory holds a and b before the kubelet starts; the URL answers 503 from the start.
   await node.prepare();
@@ -99,11 +99,11 @@ async function main(): Promise<void> {
       "--test",
       "--test-reporter=spec",
       "--test-concurrency=1",
-      "test/real-node/manifests.e2e.ts",
-      "test/real-node/api_source.e2e.ts",
-      "test/real-node/mirror_pods.e2e.ts",
-      "test/real-node/reporting.e2e.ts",
-      "test/real-node/plugin.e2e.ts",
+      "test/realnode/manifests.e2e.ts",
+      "test/realnode/api_source.e2e.ts",
+      "test/realnode/mirror_pods.e2e.ts",
+      "test/realnode/reporting.e2e.ts",
+      "test/realnode/plugin.e2e.ts",
     ],
     {
       cwd: repoRoot,
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     },
   );
   console.log(`api source and manifest tests: ${seconds(t)}`);
-  if (tests.status !== 0) throw new Error(`the real-node tests failed (exit ${tests.status})`);
+  if (tests.status !== 0) throw new Error(`the real node tests failed (exit ${tests.status})`);
 }
 
 /**

@@ -1,5 +1,5 @@
 // Writes conformance/realnode/v1.<minor>/go.mod for a pinned kubernetes release, fills requirements
-// with `go mod tidy`. Usage: tsx scripts/real-node/generate-module.ts 1.37.2
+// with `go mod tidy`. Usage: tsx scripts/realnode/generate-module.ts 1.37.2
 // The committed go.mod and go.sum are its output; rerun it only to move a pin.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";

@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   let t = Date.now();
   // The manifest URL answers 503 from the start: the incident's stuck source.
   manifests = await ManifestServer.start();
-  const workDir = join(repoRoot, ".cache", "real-node", `cluster-${release}`);
+  const workDir = join(repoRoot, ".cache", "realnode", `cluster-${release}`);
   cluster = new Cluster({ release, binaries, workDir, manifestUrl: manifests.url });
   const node = cluster.node;
   await node.prepare();

@@ -1,6 +1,6 @@
-// npx tsx scripts/real-node/api-only.ts [--version <minor>] <test files...> (under
+// npx tsx scripts/realnode/api-only.ts [--version <minor>] <test files...> (under
 // `flock /tmp/realnode.lock`): the real node's etcd and kube-apiserver alone, built as
-// e2e:node builds them, and the given test/real-node/*.e2e.ts files run against them with the
+// e2e:node builds them, and the given test/realnode/*.e2e.ts files run against them with the
 // same REALNODE_* variables. For the tests that need an API server but no kubelet (the api
 // source, mirror pods, Events and conditions, the kubectl plugin), without the minutes a whole
 // node takes. Torn down at the end, on failure and on SIGINT/SIGTERM.
@@ -17,7 +17,7 @@ const files = args.filter((_, i) => at === -1 || (i !== at && i !== at + 1));
 const node = new RealNode({
   release,
   binaries: buildNode(release),
-  workDir: join(repoRoot, ".cache", "real-node", `api-${release}`),
+  workDir: join(repoRoot, ".cache", "realnode", `api-${release}`),
   manifestUrl: "http://127.0.0.1:1/unused",
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const)

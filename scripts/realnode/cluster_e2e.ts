@@ -66,7 +66,7 @@ const run = spawn(
     process.execPath,
     "--import",
     "tsx",
-    join(repoRoot, "scripts", "real-node", "cluster_run.ts"),
+    join(repoRoot, "scripts", "realnode", "cluster_run.ts"),
   ],
   {
     cwd: repoRoot,

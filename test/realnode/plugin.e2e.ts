@@ -1,7 +1,7 @@
 // kubectl-podconfig, the built binary, run by kubectl itself (found on PATH, as a user installs
 // it) against a real kube-apiserver of the real node's release (run by npm run e2e:node): its
 // own cluster on the node's etcd (a separate etcd prefix), whose pod proxy reaches exporters on
-// 127.0.0.1 through an egress tunnel (scripts/real-node/egress_tunnel.ts), as konnectivity
+// 127.0.0.1 through an egress tunnel (scripts/realnode/egress_tunnel.ts), as konnectivity
 // carries a control plane's traffic to pods. Real exporters serve two nodes (one with a refused
 // and a shadowed manifest and a source stuck, one healthy); the others show each way a node's
 // exporter can be out of reach. Every exit status of status and explain is checked.
@@ -13,14 +13,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parse } from "yaml";
 import { buildBinaries } from "../../scripts/binary/build.js";
-import { EgressTunnel } from "../../scripts/real-node/egress_tunnel.js";
-import {
-  ClusterWriter,
-  ExporterPort,
-  exporterNode,
-} from "../../scripts/real-node/exporter_pods.js";
-import { freePort } from "../../scripts/real-node/node.js";
-import { kubeconfig } from "../../scripts/real-node/pki.js";
+import { EgressTunnel } from "../../scripts/realnode/egress_tunnel.js";
+import { ClusterWriter, ExporterPort, exporterNode } from "../../scripts/realnode/exporter_pods.js";
+import { freePort } from "../../scripts/realnode/node.js";
+import { kubeconfig } from "../../scripts/realnode/pki.js";
 import type { Exporter } from "../../src/app.js";
 import { eventually, exporterFromFlags, ManifestServer } from "../server/helpers.js";
 import { signed } from "../support/certs.js";

@@ -1,6 +1,6 @@
 // One real node on this machine, everything on 127.0.0.1: etcd, kube-apiserver, containerd
 // (Debian's, with runc and the CNI plugins) and the kubelet, all built from upstream at one
-// pinned release (scripts/real-node/build.ts). The kubelet is configured as kubeadm configures
+// pinned release (scripts/realnode/build.ts). The kubelet is configured as kubeadm configures
 // it (webhook authentication and authorization, its own self-signed serving certificate), with
 // a static pod directory and a manifest URL, the cgroupfs driver, and -v=4 so its
 // housekeeping lines can be read. stop() tears everything down: daemons, containers and their
@@ -215,7 +215,7 @@ export class RealNode {
     return `http://127.0.0.1:${this.ports.etcd}`;
   }
 
-  /** What test/real-node/*.e2e.ts are told about this node (REALNODE_*). */
+  /** What test/realnode/*.e2e.ts are told about this node (REALNODE_*). */
   testEnvironment(): Record<string, string> {
     return {
       REALNODE_KUBECONFIG: this.adminKubeconfig,
