@@ -73,19 +73,12 @@ let cluster: Cluster | undefined;
 let manifests: ManifestServer | undefined;
 let observability: Observability | undefined;
 let operator: Operator | undefined;
-let tornDown: Promise<void> | undefined;
-
-function teardown(): Promise<void> {
-  tornDown ??= (async () => {
-    await observability?.stop();
-    await operator?.stop();
-    await manifests?.close();
-    await cluster?.stop();
-  })();
-  return tornDown;
-}
-
-teardownOnSignals("the cluster", teardown);
+const teardown = teardownOnSignals("the cluster", async () => {
+  await observability?.stop();
+  await operator?.stop();
+  await manifests?.close();
+  await cluster?.stop();
+});
 
 /** The figures README.md reports, printed at the end. */
 const figures: string[] = [];

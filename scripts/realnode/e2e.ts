@@ -26,18 +26,12 @@ const seconds = secondsSince;
 let node: RealNode | undefined;
 let manifests: ManifestServer | undefined;
 let exporter: Exporter | undefined;
-let tornDown: Promise<void> | undefined;
 
-function teardown(): Promise<void> {
-  tornDown ??= (async () => {
-    await exporter?.daemon.stop();
-    await manifests?.close();
-    await node?.stop();
-  })();
-  return tornDown;
-}
-
-teardownOnSignals("the node", teardown);
+const teardown = teardownOnSignals("the node", async () => {
+  await exporter?.daemon.stop();
+  await manifests?.close();
+  await node?.stop();
+});
 
 async function main(): Promise<void> {
   let t = Date.now();

@@ -97,11 +97,20 @@ export function secondsSince(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
-/** On the first SIGINT or SIGTERM: says so, runs `teardown` (of `what`), exits 130. */
-export function teardownOnSignals(what: string, teardown: () => Promise<void>): void {
+/**
+ * `steps` as a teardown that runs once however often it is called: by the end of a run, and on
+ * the first SIGINT or SIGTERM, which says so, tears `what` down and exits 130.
+ */
+export function teardownOnSignals(what: string, steps: () => Promise<void>): () => Promise<void> {
+  let tornDown: Promise<void> | undefined;
+  const teardown = () => {
+    tornDown ??= steps();
+    return tornDown;
+  };
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     process.once(signal, () => {
       console.error(`${signal}: tearing ${what} down`);
       teardown().finally(() => process.exit(130));
     });
+  return teardown;
 }
