@@ -1,37 +1,19 @@
-// `podconfig-exporter explain`, the real command spawned with tsx: the bundled kubeadm
-// control-plane manifests pass (exit 0); the hostile directory fails (exit 1) with the kubelet's
-// exact errors, the .bak copy shadowing the real manifest and the dotfile ignored; a URL body
-// on stdin; JSON output; a usage error exits 2. (The same verdicts are compared with the
-// kubelet's own code in test/differential.)
+// `podconfig-exporter explain`, run in the test's process: the bundled kubeadm control-plane
+// manifests pass (exit 0); the hostile directory fails (exit 1) with the kubelet's exact errors,
+// the .bak copy shadowing the real manifest and the dotfile ignored; a URL body on stdin (once
+// through the real command, spawned with tsx: its stdin, stdout and exit code); JSON output; a
+// usage error exits 2. (The same verdicts are compared with the kubelet's own code in
+// test/differential.)
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Explanation } from "../../src/cli/explain.js";
+import { ended, runHere, spawnCommand } from "../support/command.js";
 import { hostileFiles, writeHostileDirectory } from "../support/hostile_directory.js";
 
-async function run(
-  args: string[],
-  stdin = "",
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "explain", ...args], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  child.stdin.end(stdin);
-  const [code] = await once(child, "exit");
-  return { code, stdout, stderr };
-}
+const run = (args: string[], stdin = "") => runHere(["explain", ...args], { stdin });
 
 const json = (stdout: string) => JSON.parse(stdout) as Explanation;
 
@@ -116,14 +98,12 @@ describe("podconfig-exporter explain", () => {
     }
   });
 
-  test("a URL body on stdin: a list with a repeated name fails, the first pod held", async () => {
+  test("a URL body on stdin: a list with a repeated name fails (exit 1 from the process), the first pod held", async () => {
     const pod = (image: string) =>
       `{"metadata":{"name":"web"},"spec":{"containers":[{"name":"w","image":"${image}"}]}}`;
     const body = `{"apiVersion":"v1","kind":"PodList","items":[${pod("a:1")},${pod("b:1")}]}`;
-    const out = await run(
-      ["--node-name=node-a", "--manifest-url=http://cfg/m", "-o", "json", "-"],
-      body,
-    );
+    const args = ["--node-name=node-a", "--manifest-url=http://cfg/m", "-o", "json", "-"];
+    const out = await ended(spawnCommand(["explain", ...args], { stdin: body }));
     assert.equal(out.code, 1, out.stderr);
     assert.deepEqual(
       json(out.stdout).manifests.map((m) => [m.manifest, m.verdict, m.winner]),

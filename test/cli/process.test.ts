@@ -1,71 +1,45 @@
-// The real command, spawned with tsx: usage errors exit 2 with one line naming the flag;
-// SIGTERM exits 0 after flushing the spans to an OTLP receiver on 127.0.0.1, and exits 0 (never
-// the 5 s shutdown timer's 1) while an exec plugin hangs.
+// The command's process: usage errors exit 2 with one line naming the flag (run in the test's
+// process, and once through the real command); the rest through the real command, spawned with
+// tsx: SIGHUP is ignored; SIGTERM exits 0 after flushing the spans to an OTLP receiver on
+// 127.0.0.1, exits 0 during start-up, and exits 0 (never the 5 s shutdown timer's 1) while an
+// exec plugin hangs; without OTEL_* the tracing SDK is never loaded.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, type TestContext, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { eventually } from "../server/helpers.js";
 import { withoutPackages } from "../support/blocked_packages.js";
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-
-/** The environment without anything that would configure the exporter or tracing. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(PODCONFIG_|OTEL_|KUBERNETES_)/.test(name) || name.startsWith("NODE_TEST")) continue;
-    env[name] = value;
-  }
-  return { ...env, ...extra };
-}
-
-type Started = ChildProcess & { output: { stdout: string; stderr: string } };
+import {
+  cleanEnv,
+  ended,
+  jsonLog,
+  runHere,
+  type Spawned,
+  spawnCommand,
+} from "../support/command.js";
 
 /** Logs as JSON, which these tests parse, unless the arguments choose a format. */
-function start(args: string[], env = cleanEnv(), nodeArgs: string[] = []): Started {
+function start(args: string[], env = cleanEnv(), nodeArgs: string[] = []): Spawned {
   const format = args.some((a) => a.startsWith("--log.format")) ? [] : ["--log.format=json"];
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", ...nodeArgs, "src/main.ts", ...format, ...args],
-    {
-      cwd: root,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  const output = { stdout: "", stderr: "" };
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output.stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    output.stderr += chunk;
-  });
-  return Object.assign(child, { output });
+  return spawnCommand([...format, ...args], { env, nodeArgs });
 }
 
 /** The URL in the "Listening" log line; fails at once if the process exits before it. */
-function listeningURL(child: Started): Promise<string> {
+function listeningURL(child: Spawned): Promise<string> {
   return eventually(async () => {
     if (child.exitCode !== null)
       throw new Error(`exited ${child.exitCode}: ${child.output.stderr}`);
-    return child.output.stderr
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as { msg: string; url?: string })
-      .find((record) => record.msg === "Listening")?.url;
+    return jsonLog<{ msg: string; url?: string }>(child.output.stderr).find(
+      (record) => record.msg === "Listening",
+    )?.url;
   }, "the Listening log line");
 }
 
-/** Waits until the started command answers /readyz with 200; `exited` resolves when it exits. */
-async function untilReady(t: TestContext, child: Started): Promise<{ exited: Promise<unknown[]> }> {
-  const exited = once(child, "close");
+/** Waits until the started command answers /readyz with 200; kills it after the test. */
+async function untilReady(t: TestContext, child: Spawned): Promise<void> {
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
@@ -74,24 +48,11 @@ async function untilReady(t: TestContext, child: Started): Promise<{ exited: Pro
     async () => ((await fetch(`${url}readyz`)).status === 200 ? true : undefined),
     "ready",
   );
-  return { exited };
 }
 
 /** The `msg` of every complete JSON log line written so far. */
-function logMessages(child: Started): string[] {
-  return child.output.stderr
-    .split("\n")
-    .slice(0, -1)
-    .filter((line) => line.startsWith("{"))
-    .map((line) => (JSON.parse(line) as { msg: string }).msg);
-}
-
-async function run(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = start(args);
-  const [code] = (await once(child, "close")) as [number | null];
-  return { code, ...child.output };
+function logMessages(child: Spawned): string[] {
+  return jsonLog(child.output.stderr).map((record) => record.msg);
 }
 
 describe("podconfig-exporter command", () => {
@@ -110,20 +71,24 @@ describe("podconfig-exporter command", () => {
         /^podconfig-exporter: --kubelet-config: failed to read kubelet config file .*kubelet-config\.yaml: .*\(see --help\)\n$/,
       ],
     ];
-    // One after the other: each start costs a tsx compile on a small machine.
     for (const [args, expected] of cases) {
-      const result = await run(args);
+      const result = await runHere(args);
       assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
       assert.match(result.stderr, expected);
       assert.equal(result.stdout, "");
     }
+    // The real command: the process's exit code, and its stderr.
+    const spawned = await ended(start(["--bogus"]));
+    assert.equal(spawned.code, 2, spawned.stderr);
+    assert.match(spawned.stderr, /^podconfig-exporter: unknown flag --bogus \(see --help\)\n$/);
+    assert.equal(spawned.stdout, "");
   });
 
   test("SIGHUP is logged and ignored: still serving, then SIGTERM shuts down with 0", async (t) => {
     const dir = await mkdtemp(join(tmpdir(), "podconfig-cli-"));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const child = start([`--pod-manifest-path=${dir}`, "--web.listen-address=127.0.0.1:0"]);
-    const { exited } = await untilReady(t, child);
+    await untilReady(t, child);
     const url = await listeningURL(child);
     child.kill("SIGHUP");
     await eventually(
@@ -133,13 +98,13 @@ describe("podconfig-exporter command", () => {
     assert.equal(child.exitCode, null, "still running");
     assert.equal((await fetch(`${url}healthz`)).status, 200);
     child.kill("SIGTERM");
-    const [code] = (await exited) as [number | null];
+    const [code] = await child.closed;
     assert.equal(code, 0, child.output.stderr);
     assert.match(child.output.stderr, /"msg":"Stopped"/);
   });
 
   test("--help prints the flags and exits 0", async () => {
-    const result = await run(["--help"]);
+    const result = await runHere(["--help"]);
     assert.equal(result.code, 0);
     assert.match(result.stdout, /^usage: podconfig-exporter \[<flags>\]/);
     assert.match(result.stdout, /--pod-manifest-path=PATH/);
@@ -176,11 +141,11 @@ describe("podconfig-exporter command", () => {
         OTEL_BSP_SCHEDULE_DELAY: "600000",
       }),
     );
-    const { exited } = await untilReady(t, child);
+    await untilReady(t, child);
     assert.equal(received.length, 0, "no span exported before the shutdown");
 
     child.kill("SIGTERM");
-    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    const [code, signal] = await child.closed;
     assert.equal(signal, null);
     assert.equal(code, 0, child.output.stderr);
 
@@ -222,7 +187,6 @@ describe("podconfig-exporter command", () => {
         OTEL_BSP_SCHEDULE_DELAY: "600000",
       }),
     );
-    const exited = once(child, "close");
     t.after(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     });
@@ -232,7 +196,7 @@ describe("podconfig-exporter command", () => {
       sent = true;
       child.kill("SIGTERM");
     });
-    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    const [code, signal] = await child.closed;
     assert.equal(signal, null, child.output.stderr);
     assert.equal(code, 0, child.output.stderr);
     const messages = logMessages(child);
@@ -254,9 +218,9 @@ describe("podconfig-exporter command", () => {
         "@opentelemetry/exporter-trace-otlp-http",
       ]),
     );
-    const { exited } = await untilReady(t, child);
+    await untilReady(t, child);
     child.kill("SIGTERM");
-    const [code] = (await exited) as [number | null];
+    const [code] = await child.closed;
     assert.equal(code, 0, child.output.stderr);
   });
   test("SIGTERM while an exec plugin hangs: its process group is killed, exit 0", async (t) => {
@@ -280,7 +244,6 @@ describe("podconfig-exporter command", () => {
       "--node-name=cp-1",
       "--web.listen-address=127.0.0.1:0",
     ]);
-    const exited = once(child, "close");
     t.after(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     });
@@ -291,7 +254,7 @@ describe("podconfig-exporter command", () => {
     );
     await listeningURL(child);
     child.kill("SIGTERM");
-    const [code] = (await exited) as [number | null];
+    const [code] = await child.closed;
     assert.equal(code, 0, child.output.stderr);
     // Gone, or a zombie left for whoever reaps orphans here (no init in a container); the
     // SIGKILL to its group may land just after the exporter's exit.

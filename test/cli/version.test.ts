@@ -1,10 +1,10 @@
 // --version in the form Prometheus exporters print (prometheus/common's version.Print), and
 // the build metadata it shows: from package.json and the BUILD_* variables a build sets.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { buildInfo, promuBuildDate, versionText } from "../../src/cli/build_info.js";
+import { runHere } from "../support/command.js";
 
 const root = new URL("../../", import.meta.url);
 const packageVersion = (
@@ -52,12 +52,12 @@ describe("--version", () => {
     assert.equal(promuBuildDate(new Date(Date.UTC(2026, 11, 1, 8, 5, 9))), "20261201-08:05:09");
   });
 
-  test("the command prints it and exits 0", () => {
-    const out = execFileSync(process.execPath, ["--import", "tsx", "src/main.ts", "--version"], {
-      cwd: root,
-      encoding: "utf8",
-      env: { PATH: process.env.PATH, BUILD_REVISION: "deadbeef", BUILD_BRANCH: "main" },
+  test("the command prints it and exits 0", async () => {
+    const result = await runHere(["--version"], {
+      env: { BUILD_REVISION: "deadbeef", BUILD_BRANCH: "main" },
     });
+    assert.equal(result.code, 0, result.stderr);
+    const out = result.stdout;
     assert.equal(
       out.split("\n")[0],
       `podconfig-exporter, version ${packageVersion} (branch: main, revision: deadbeef)`,
