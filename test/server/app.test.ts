@@ -6,7 +6,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { systemClock } from "../../src/core/deps.js";
+import { silentLogger, systemClock } from "../../src/core/deps.js";
 import type { SourcesStatus } from "../../src/server/state.js";
 import { PodCheckpointManager } from "../../src/sources/checkpoint/checkpoint.js";
 import { SourceHealth } from "../../src/sources/health.js";
@@ -36,14 +36,20 @@ function extraResources(baseline: Map<string, number>): string[] {
 
 describe("startExporter", () => {
   test("--demo: the http source is stuck on the demo server's 503, then ready with its PodList", async (t) => {
-    const exporter = await exporterFromFlags([
-      "--demo",
-      // Long enough that the first poll meets the 503 on a loaded machine: beside stress-ng the
-      // first poll came more than 3 s after the demo server started.
-      "--demo.unavailable-for=30s",
-      "--http-check-frequency=100ms",
-      "--web.disable-exporter-metrics",
-    ]);
+    // The exporter's clock, which the demo server reads: the test moves it past the 30 s the
+    // server answers 503, so the first polls meet the 503 however slow the machine is.
+    let skipped = 0;
+    const clock = { now: () => systemClock.now() + skipped };
+    const exporter = await exporterFromFlags(
+      [
+        "--demo",
+        "--demo.unavailable-for=30s",
+        "--http-check-frequency=100ms",
+        "--web.disable-exporter-metrics",
+      ],
+      silentLogger,
+      clock,
+    );
     t.after(() => exporter.stop());
     const stuck = await eventually(async () => {
       const s = await status(exporter.url);
@@ -55,6 +61,7 @@ describe("startExporter", () => {
       stuck.sources[0]?.lastError?.message ?? "",
       /^http:\/\/127\.0\.0\.1:\d+\/manifests: 503 /,
     );
+    skipped = 30_000;
     const ready = await eventually(async () => {
       const s = await status(exporter.url);
       return s.ready ? s : undefined;

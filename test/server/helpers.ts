@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { type Exporter, startExporter } from "../../src/app.js";
 import { resolveConfig } from "../../src/cli/config.js";
-import type { Logger } from "../../src/core/deps.js";
+import type { Clock, Logger } from "../../src/core/deps.js";
 import { silentLogger } from "../../src/core/deps.js";
 import { LivenessBoundMs } from "../support/liveness.js";
 
@@ -96,6 +96,7 @@ export async function manifestDir(): Promise<{ path: string; remove: () => Promi
 export async function exporterFromFlags(
   flags: string[],
   logger: Logger = silentLogger,
+  clock?: Clock,
 ): Promise<Exporter> {
   // Defaults the caller's flags may replace: a flag given twice is refused.
   const defaults = ["--web.listen-address=127.0.0.1:0", "--node-name=test-node"].filter(
@@ -103,7 +104,11 @@ export async function exporterFromFlags(
   );
   const command = await resolveConfig([...defaults, ...flags], {});
   if (command.kind !== "run") throw new Error(`flags ${flags.join(" ")} do not run the exporter`);
-  return startExporter(command.config, { logger, build: { version: "test", revision: "test" } });
+  return startExporter(command.config, {
+    logger,
+    build: { version: "test", revision: "test" },
+    ...(clock ? { clock } : {}),
+  });
 }
 
 /**
