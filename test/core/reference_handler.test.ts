@@ -171,6 +171,7 @@ describe("reference handler with the api source and the exporter's metrics", () 
       kubeConfig: await loadKubeConfig({ kubeconfig: await fake.writeKubeconfig(dir) }),
       nodeName: "node-a",
       channel: pipeline.channels.api as SourceChannel,
+      nodeSyncPeriodMs: 5,
     });
     t.after(async () => {
       await source.stop();

@@ -185,7 +185,13 @@ describe("the api source with structural sharing", () => {
             metadata: { ...pod.metadata, namespace },
             spec: { ...pod.spec, nodeName: node },
           });
-          const source = new ApiSource({ kubeConfig, nodeName: node, channel });
+          // The start gate checks for the Node every 5 ms, not the kubelet's second.
+          const source = new ApiSource({
+            kubeConfig,
+            nodeName: node,
+            channel,
+            nodeSyncPeriodMs: 5,
+          });
           source.start();
           try {
             await waitFor(() => sends === 1, "the initial list");

@@ -55,6 +55,7 @@ test("RESTORE of the checkpointed pods comes first, then the api SET, and the di
     nodeName: "node-a",
     channel: checkpointingChannel(channel, checkpoints),
     backoff: { initialMs: 5, maxMs: 40, jitter: 0 },
+    nodeSyncPeriodMs: 5,
   });
   t.after(() => source.stop());
 
