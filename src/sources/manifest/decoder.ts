@@ -14,7 +14,6 @@
 // Each source owns a decoder (its own thread), so that one source's large bodies never delay
 // another's manifests (a 10 MiB URL body every second delayed a new static pod by 12 s when they
 // shared one), and stopping a source terminates its thread instead of waiting for a decode.
-import { createRequire } from "node:module";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -23,6 +22,7 @@ import type { StaticPod } from "./decode.js";
 import type { StaticPodOrigin } from "./defaults.js";
 import { ManifestError } from "./error.js";
 import type { DecodeReply, DecodeRequest, ThreadReady } from "./protocol.js";
+import { sourceBundle } from "./source_bundle.js";
 import { threadCpuMs } from "./thread_cpu.js";
 
 /** CPU time; far beyond what 10 MiB take (about 6 s of YAML on a busy 2-core machine). */
@@ -72,43 +72,26 @@ const underTsx = extname(fileURLToPath(import.meta.url)) === ".ts";
 const workerURL = new URL(underTsx ? "./worker.ts" : "./worker.js", import.meta.url);
 
 /**
- * worker.ts and its imports as one CommonJS script, bundled by esbuild (a development
- * dependency, as tsx itself is) once per process, when this module runs from source under tsx
- * (tests, `npm start`). Loading the thread's module graph through tsx's loader instead cost
- * each thread about 0.75 s of CPU on Node 20 (the hooks run on a thread of their own and answer
- * every import; Node 20 has no compile cache), against about 0.2 s for this script, and an
- * exporter starts a thread per source and again after every kubelet restart. The script is the
- * one scripts/bundle.ts builds for the image (decode_worker.cjs), from the same sources, now.
+ * worker.ts and its imports as one CommonJS script (source_bundle.ts), when this module runs
+ * from source under tsx (tests, `npm start`). Loading the thread's module graph through tsx's
+ * loader instead cost each thread about 0.75 s of CPU on Node 20 (the hooks run on a thread of
+ * their own and answer every import; Node 20 has no compile cache), against about 0.2 s for
+ * this script, and an exporter starts a thread per source and again after every kubelet
+ * restart. The script is the one scripts/bundle.ts builds for the image (decode_worker.cjs),
+ * from the same sources.
  */
-let sourceBundle: string | undefined;
-function bundleFromSource(): string {
-  if (sourceBundle === undefined) {
-    const esbuild = createRequire(import.meta.url)("esbuild") as typeof import("esbuild");
-    const built = esbuild.buildSync({
-      entryPoints: [fileURLToPath(workerURL)],
-      bundle: true,
-      platform: "node",
-      format: "cjs",
-      target: `node${process.versions.node}`,
-      write: false,
-      logLevel: "warning",
-    });
-    const script = built.outputFiles[0]?.text;
-    if (script === undefined) throw new Error(`esbuild gave no bundle of ${workerURL.pathname}`);
-    sourceBundle = script;
-  }
-  return sourceBundle;
-}
+let sourceScript: string | undefined;
 
 /**
  * The built worker.js; in a bundled build, the worker's own bundle (scripts/bundle.ts); from
- * source under tsx, the same bundle made from worker.ts now (bundleFromSource).
+ * source under tsx, the same bundle made from worker.ts (sourceScript).
  */
 function workerEntry(): { entry: string | URL; eval: boolean } {
   const bundled = bundledAsset("decode_worker.cjs");
   if (bundled !== undefined) return { entry: bundled, eval: true };
   if (!underTsx) return { entry: workerURL, eval: false };
-  return { entry: bundleFromSource(), eval: true };
+  sourceScript ??= sourceBundle(fileURLToPath(workerURL));
+  return { entry: sourceScript, eval: true };
 }
 
 export class ManifestDecoder {
