@@ -16,9 +16,10 @@ const files = readdirSync(join(repo, "test"), { withFileTypes: true })
   .filter((file) => !(file in IntegrationTests))
   .sort();
 const started = performance.now();
+// The repository's own tsx: npx would spend half a second of CPU finding it.
 const result = spawnSync(
-  "npx",
-  ["tsx", "--test", "--test-concurrency=4", "--test-reporter=spec", ...files],
+  join(repo, "node_modules", ".bin", "tsx"),
+  ["--test", "--test-concurrency=4", "--test-reporter=spec", ...files],
   { cwd: repo, stdio: "inherit" },
 );
 process.stderr.write(
