@@ -104,9 +104,11 @@ describe("series per node", () => {
 
   test("--events=false: no series of the writes collector, the rest as before", async (t) => {
     const flags = [...(await threeSources(t)), "--web.disable-exporter-metrics"];
-    const off = await seriesWhenReady(t, [...flags, "--events=false"]);
+    const [off, on] = await Promise.all([
+      seriesWhenReady(t, [...flags, "--events=false"]),
+      seriesWhenReady(t, flags),
+    ]);
     for (const name of WriteFamilies) assert.equal(off.has(name), false, name);
-    const on = await seriesWhenReady(t, flags);
     assert.deepEqual(
       [...off.keys()].sort(),
       [...on.keys()].filter((name) => !WriteFamilies.includes(name)).sort(),
@@ -115,23 +117,23 @@ describe("series per node", () => {
 
   test("--no-collector.<name> removes a group, --collector.dispatch.detailed adds op and buckets", async (t) => {
     const flags = [...(await threeSources(t)), "--web.disable-exporter-metrics"];
-    const without = await seriesWhenReady(t, [
-      ...flags,
-      "--no-collector.dispatch",
-      "--no-collector.updates",
+    const [without, detailed] = await Promise.all([
+      seriesWhenReady(t, [...flags, "--no-collector.dispatch", "--no-collector.updates"]),
+      seriesWhenReady(t, [...flags, "--collector.dispatch.detailed"]),
     ]);
     for (const name of ["podconfig_dispatch_duration_seconds", "podconfig_source_updates_total"])
       assert.equal(without.has(name), false, name);
     assert.ok(without.has("podconfig_source_errors_total"));
-    const detailed = await seriesWhenReady(t, [...flags, "--collector.dispatch.detailed"]);
     // Seven ops of 13 buckets, +Inf, _sum and _count.
     assert.equal(detailed.get("podconfig_dispatch_duration_seconds"), 7 * 16);
   });
 
   test("the manifests collector with nothing refused: at most 5 series per file or http source (1 here: stored)", async (t) => {
     const flags = [...(await threeSources(t)), "--web.disable-exporter-metrics"];
-    const withManifests = await seriesWhenReady(t, flags);
-    const without = await seriesWhenReady(t, [...flags, "--no-collector.manifests"]);
+    const [withManifests, without] = await Promise.all([
+      seriesWhenReady(t, flags),
+      seriesWhenReady(t, [...flags, "--no-collector.manifests"]),
+    ]);
     const added = total(withManifests) - total(without);
     // Two manifest-reading sources (file, http); the api source reads none.
     assert.equal(added, 2, JSON.stringify(Object.fromEntries(withManifests)));
