@@ -39,7 +39,6 @@ import {
 import { ManifestServer } from "./manifest_server.js";
 import { sample } from "./observe.js";
 import {
-  type Operator,
   operatorOutput,
   operatorValues,
   releaseLabel,
@@ -47,7 +46,7 @@ import {
   runOperatorConfig,
   startOperator,
 } from "./operator.js";
-import { secondsSince, teardownOnSignals, waitFor } from "./process.js";
+import { type Daemon, secondsSince, teardownOnSignals, waitFor } from "./process.js";
 import { staticPod } from "./scenarios.js";
 import { repoRoot } from "./versions.js";
 
@@ -72,13 +71,24 @@ const say = (line: string) => console.log(line);
 let cluster: Cluster | undefined;
 let manifests: ManifestServer | undefined;
 let observability: Observability | undefined;
-let operator: Operator | undefined;
+let operator: Daemon | undefined;
 const teardown = teardownOnSignals("the cluster", async () => {
   await observability?.stop();
   await operator?.stop();
   await manifests?.close();
   await cluster?.stop();
 });
+
+/**
+ * What may stay after helm uninstall: the namespace the README has the user make, and what
+ * Kubernetes puts in every namespace.
+ */
+const namespaceOwn = [
+  `Namespace/${namespace}`,
+  `ServiceAccount/${namespace}/default`,
+  `ConfigMap/${namespace}/kube-root-ca.crt`,
+  `Event/${namespace}/`,
+];
 
 /** The figures README.md reports, printed at the end. */
 const figures: string[] = [];
@@ -133,12 +143,7 @@ async function main(): Promise<void> {
   say(
     `\n== helm upgrade (a pod annotation changed): ${first.pod} replaced by ${rolled.pod} in ${rolled.readySeconds.toFixed(1)} s; DaemonSet generation ${ds.metadata.generation}, updatedNumberScheduled ${ds.status.updatedNumberScheduled}; the old pod gone from the API and from containerd`,
   );
-  await uninstalled(cluster, helmMethod, [
-    `Namespace/${namespace}`,
-    `ServiceAccount/${namespace}/default`,
-    `ConfigMap/${namespace}/kube-root-ca.crt`,
-    `Event/${namespace}/`,
-  ]);
+  await uninstalled(cluster, helmMethod, namespaceOwn);
   // The README had the namespace made by hand: the user deletes it too.
   node.kubectl(["delete", "namespace", namespace, "--wait=true", "--timeout=180s"]);
   const afterNamespace = leftovers(cluster);
@@ -233,12 +238,7 @@ async function throughOperator(o: NonNullable<RunInput["operator"]>, workDir: st
     `operator: helm install -> operator's configuration ${configured.toFixed(1)} s, -> first sample ${sampled.toFixed(1)} s`,
   );
   await observability.stop();
-  await uninstalled(c, method, [
-    `Namespace/${namespace}`,
-    `ServiceAccount/${namespace}/default`,
-    `ConfigMap/${namespace}/kube-root-ca.crt`,
-    `Event/${namespace}/`,
-  ]);
+  await uninstalled(c, method, namespaceOwn);
 }
 
 /** The install's hops, printed, with Prometheus' target for the pod. */

@@ -41,18 +41,13 @@ export const operatorValues = {
   },
 };
 
-export interface Operator {
-  daemon: Daemon;
-  stop(): Promise<void>;
-}
-
 /** The CRDs applied, then the operator started against the API server, then its Prometheus. */
 export async function startOperator(
   cluster: Cluster,
   binary: string,
   crds: string[],
   prometheusVersion: string,
-): Promise<Operator> {
+): Promise<Daemon> {
   const node = cluster.node;
   // Server-side: the Prometheus CRD is larger than client-side apply's annotation allows.
   node.kubectl(["apply", "--server-side", ...crds.flatMap((f) => ["-f", f])]);
@@ -65,7 +60,7 @@ export async function startOperator(
     ),
   ]);
   const pki = node.pki;
-  const daemon = new Daemon(
+  const operator = new Daemon(
     "prometheus-operator",
     binary,
     [
@@ -97,12 +92,7 @@ export async function startOperator(
       },
     }),
   );
-  return {
-    daemon,
-    async stop() {
-      await daemon.stop();
-    },
-  };
+  return operator;
 }
 
 interface Generated {
@@ -115,38 +105,34 @@ interface Generated {
  * The operator's output once it includes the chart's PodMonitor and PrometheusRule: the
  * configuration Secret's prometheus.yaml.gz and the rule ConfigMaps it names.
  */
-export function operatorOutput(cluster: Cluster, operator: Operator): Promise<Generated> {
+export function operatorOutput(cluster: Cluster, operator: Daemon): Promise<Generated> {
   const node = cluster.node;
   const podMonitorJob = `podMonitor/${namespace}/${fullname}/0`;
   return waitFor(
     `the operator's configuration with ${podMonitorJob} and the PrometheusRule`,
     () => {
-      operator.daemon.assertRunning();
+      operator.assertRunning();
       // An object it refuses is skipped with a warning (and a Warning Event on the object).
-      const refused = operator.daemon
+      const refused = operator
         .log()
         .split("\n")
         .find((l) => l.includes('msg="skipping object"') && l.includes(`object=${namespace}/`));
       if (refused !== undefined) throw new Error(`prometheus-operator refused ours: ${refused}`);
-      const secret = node.kubectlOk([
+      // Empty while the operator has not written it.
+      const secretJson = node.kubectl([
         "get",
         "secret",
         "-n",
         monitoring,
         `prometheus-${prometheusName}`,
-      ])
-        ? (JSON.parse(
-            node.kubectl([
-              "get",
-              "secret",
-              "-n",
-              monitoring,
-              `prometheus-${prometheusName}`,
-              "-o",
-              "json",
-            ]),
-          ) as { data?: Record<string, string> })
-        : undefined;
+        "--ignore-not-found",
+        "-o",
+        "json",
+      ]);
+      const secret =
+        secretJson === ""
+          ? undefined
+          : (JSON.parse(secretJson) as { data?: Record<string, string> });
       const gz = secret?.data?.["prometheus.yaml.gz"];
       if (gz === undefined) return undefined;
       const config = parse(gunzipSync(Buffer.from(gz, "base64")).toString("utf8")) as Record<
