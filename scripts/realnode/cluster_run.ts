@@ -46,7 +46,13 @@ import {
   runOperatorConfig,
   startOperator,
 } from "./operator.js";
-import { type Daemon, secondsSince, teardownOnSignals, waitFor } from "./process.js";
+import {
+  type Daemon,
+  runThenTearDown,
+  secondsSince,
+  teardownOnSignals,
+  waitFor,
+} from "./process.js";
 import { staticPod } from "./scenarios.js";
 import { repoRoot } from "./versions.js";
 
@@ -386,23 +392,11 @@ async function uninstalled(c: Cluster, method: InstallMethod, allowed: string[])
   );
 }
 
-let failed = false;
-try {
-  await main();
-} catch (error) {
-  failed = true;
-  console.error(
-    `\nFAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-  );
-  if (cluster !== undefined) console.error(`logs in ${cluster.node.dirs.logs}`);
-} finally {
-  const t = Date.now();
-  await teardown().catch((error: unknown) => {
-    failed = true;
-    console.error(String(error));
-  });
-  say(`\nteardown: ${seconds(t)}; cluster run total: ${seconds(began)}`);
-  say("\nfigures:");
-  for (const f of figures) say(`  ${f}`);
-}
-process.exit(failed ? 1 : 0);
+await runThenTearDown(main, teardown, {
+  logs: () => cluster?.node.dirs.logs,
+  summary: (took) => {
+    say(`\nteardown: ${took}; cluster run total: ${seconds(began)}`);
+    say("\nfigures:");
+    for (const f of figures) say(`  ${f}`);
+  },
+});

@@ -14,7 +14,7 @@ import { buildNode } from "./build.js";
 import { Exporter, exporterToken } from "./exporter.js";
 import { ManifestServer } from "./manifest_server.js";
 import { RealNode } from "./node.js";
-import { secondsSince, teardownOnSignals } from "./process.js";
+import { runThenTearDown, secondsSince, teardownOnSignals } from "./process.js";
 import { runReportingScenarios } from "./reporting_scenarios.js";
 import { BothSides, runScenarios, runTimeToReadyScenarios, staticPod } from "./scenarios.js";
 import { releaseFromArgs, repoRoot } from "./versions.js";
@@ -137,18 +137,7 @@ async function selfSignedCertificateCheck(node: RealNode, token: string): Promis
   );
 }
 
-let failed = false;
-try {
-  await main();
-} catch (error) {
-  failed = true;
-  console.error(
-    `\nFAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-  );
-  if (node !== undefined) console.error(`logs kept until teardown in ${node.dirs.logs}`);
-} finally {
-  const t = Date.now();
-  await teardown();
-  console.log(`teardown: ${seconds(t)}; e2e:node ${release} total: ${seconds(began)}`);
-}
-process.exit(failed ? 1 : 0);
+await runThenTearDown(main, teardown, {
+  logs: () => node?.dirs.logs,
+  summary: (took) => console.log(`teardown: ${took}; e2e:node ${release} total: ${seconds(began)}`),
+});

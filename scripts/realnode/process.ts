@@ -114,3 +114,33 @@ export function teardownOnSignals(what: string, steps: () => Promise<void>): () 
     });
   return teardown;
 }
+
+/**
+ * The end of a harness run: `main`, then `teardown` whatever happened, then `summary` (given
+ * how long the teardown took); exits 1 when either failed. A failure says where the logs are
+ * (they stay until the next run prepares its directories).
+ */
+export async function runThenTearDown(
+  main: () => Promise<void>,
+  teardown: () => Promise<void>,
+  { logs, summary }: { logs: () => string | undefined; summary: (teardownTook: string) => void },
+): Promise<never> {
+  let failed = false;
+  try {
+    await main();
+  } catch (error) {
+    failed = true;
+    console.error(
+      `\nFAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    const dir = logs();
+    if (dir !== undefined) console.error(`logs in ${dir}`);
+  }
+  const t = Date.now();
+  await teardown().catch((error: unknown) => {
+    failed = true;
+    console.error(`teardown failed: ${String(error)}`);
+  });
+  summary(secondsSince(t));
+  process.exit(failed ? 1 : 0);
+}
