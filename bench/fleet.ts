@@ -21,7 +21,7 @@ import { defaultConfig } from "../mixin/config.js";
 import { FLEET_DASHBOARD_UID, NODE_DASHBOARD_UID } from "../mixin/dashboards/common.js";
 import { dashboardQueries } from "../mixin/dashboards/queries.js";
 import { RULES_DIR, renderMixin } from "../mixin/render.js";
-import { eventually } from "../test/server/helpers.js";
+import { eventually } from "../test/support/liveness.js";
 import { engineBench } from "./fleet_engine.js";
 import { captureExposition, exposition, fleet } from "./fleet_nodes.js";
 

@@ -4,12 +4,8 @@
 // seconds to minutes, 3 % stuck on http for good, 4 % booted 11 minutes before the run with http
 // stuck until 60 s into it (then recovered), and a share (`outage`) booted then and still stuck
 // when the figures are taken: a manifest URL outage.
-import {
-  eventually,
-  exporterFromFlags,
-  ManifestServer,
-  manifestDir,
-} from "../test/server/helpers.js";
+import { exporterFromFlags, ManifestServer, manifestDir } from "../test/server/helpers.js";
+import { eventually } from "../test/support/liveness.js";
 
 /** A real exporter's exposition once both its sources are ready: the template of every node. */
 export async function captureExposition(): Promise<string[]> {

@@ -18,12 +18,8 @@ import { EgressTunnel } from "../scripts/realnode/egress_tunnel.js";
 import { ClusterWriter, exporterNode } from "../scripts/realnode/exporter_pods.js";
 import { RealNode } from "../scripts/realnode/node.js";
 import { releaseOf, repoRoot } from "../scripts/realnode/versions.js";
-import {
-  eventually,
-  exporterFromFlags,
-  ManifestServer,
-  manifestDir,
-} from "../test/server/helpers.js";
+import { exporterFromFlags, ManifestServer, manifestDir } from "../test/server/helpers.js";
+import { eventually } from "../test/support/liveness.js";
 
 const nodes = Number(process.env.BENCH_NODES ?? 100);
 const release = releaseOf(37);

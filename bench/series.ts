@@ -5,13 +5,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  eventually,
-  exporterFromFlags,
-  ManifestServer,
-  manifestDir,
-} from "../test/server/helpers.js";
+import { exporterFromFlags, ManifestServer, manifestDir } from "../test/server/helpers.js";
 import { FakeApiserver } from "../test/support/fake_apiserver.js";
+import { eventually } from "../test/support/liveness.js";
 import { createValidPod } from "../test/support/pods.js";
 
 const variants: [string, string[]][] = [

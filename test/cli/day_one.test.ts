@@ -11,7 +11,6 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { eventually } from "../server/helpers.js";
 import {
   capturing,
   cleanEnv,
@@ -22,6 +21,7 @@ import {
   runHere,
   spawnCommand,
 } from "../support/command.js";
+import { eventually } from "../support/liveness.js";
 
 /** The URL of the JSON "Listening" line in `stderr`. */
 const listening = (stderr: string) =>

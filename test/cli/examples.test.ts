@@ -5,7 +5,8 @@ import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { resolveConfig } from "../../src/cli/config.js";
 import type { SourcesStatus } from "../../src/server/state.js";
-import { eventually, exporterFromFlags } from "../server/helpers.js";
+import { exporterFromFlags } from "../server/helpers.js";
+import { eventually } from "../support/liveness.js";
 
 const examples = fileURLToPath(new URL("../../examples/", import.meta.url));
 

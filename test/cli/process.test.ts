@@ -10,7 +10,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, type TestContext, test } from "node:test";
-import { eventually } from "../server/helpers.js";
 import { withoutPackages } from "../support/blocked_packages.js";
 import {
   cleanEnv,
@@ -20,6 +19,7 @@ import {
   type Spawned,
   spawnCommand,
 } from "../support/command.js";
+import { eventually } from "../support/liveness.js";
 
 /** Logs as JSON, which these tests parse, unless the arguments choose a format. */
 function start(args: string[], env = cleanEnv(), nodeArgs: string[] = []): Spawned {

@@ -21,7 +21,7 @@ import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { parseExposition, value } from "../support/exposition.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
-import { waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
 import { createPipeline } from "../telemetry/pipeline.js";
 
 function pod(

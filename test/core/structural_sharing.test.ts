@@ -15,8 +15,8 @@ import { AllSource, type Pod, type PodUpdate, type SourceChannel } from "../../s
 import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
+import { waitFor } from "../support/liveness.js";
 import { ManualClock } from "../support/pods.js";
-import { waitFor } from "../support/update_recorder.js";
 import { drainUpdates } from "./harness.js";
 
 /** What a watch event does to the node's pods. */

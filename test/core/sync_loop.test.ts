@@ -8,7 +8,7 @@ import { ReferenceSyncHandler } from "../../src/core/reference_handler.js";
 import { SourcesReady } from "../../src/core/sources_ready.js";
 import { SyncLoop } from "../../src/core/sync_loop.js";
 import type { Pod, PodOperation, PodUpdate, SyncHandler } from "../../src/core/types.js";
-import { LivenessBoundMs } from "../support/liveness.js";
+import { waitFor } from "../support/liveness.js";
 import { createValidPod } from "../support/pods.js";
 
 type Call = [method: string, pods: number];
@@ -51,18 +51,6 @@ function runLoop(t: TestContext, loop: SyncLoop): Promise<void> {
   const controller = new AbortController();
   t.after(() => controller.abort());
   return loop.run(controller.signal);
-}
-
-async function until(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = LivenessBoundMs,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 const pod = createValidPod("foo", "ns");
@@ -135,7 +123,7 @@ describe("SyncLoop dispatch", () => {
       handler,
       sourcesReady,
     }).run();
-    await until(() => started, "the handler to start");
+    await waitFor(() => started, "the handler to start");
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
     assert.equal(sourcesReady.seenAt("file"), undefined, "not seen while the handler runs");
     finish();
@@ -194,11 +182,14 @@ describe("SyncLoop with PodConfig", () => {
     const running = runLoop(t, loop);
     const api = config.channel("api");
     await api.send({ op: "RESTORE", source: "api", pods: [pod] });
-    await until(() => loop.dispatched.forSource("api").get("RESTORE") === 1, "RESTORE dispatched");
+    await waitFor(
+      () => loop.dispatched.forSource("api").get("RESTORE") === 1,
+      "RESTORE dispatched",
+    );
     assert.equal(sourcesReady.seenAt("api"), undefined);
     assert.equal(handler.running.size, 1, "restored pods are admitted");
     await api.send({ op: "SET", source: "api", pods: [pod] });
-    await until(() => sourcesReady.allReady(), "all ready");
+    await waitFor(() => sourcesReady.allReady(), "all ready");
     config.close();
     await running;
   });
@@ -221,12 +212,12 @@ describe("SyncLoop with PodConfig", () => {
     await file.send({ op: "SET", source: "file", pods: [pod] });
     // http only ADDs: seen by the loop, never stored
     await http.send({ op: "ADD", source: "http", pods: [] });
-    await until(() => loop.housekeepingSkipped >= 3, "skipped housekeeping");
+    await waitFor(() => loop.housekeepingSkipped >= 3, "skipped housekeeping");
     assert.equal(handler.cleanups, 0);
     assert.equal(loop.housekeepingRuns, 0);
     assert.ok(logger.lines.includes("SyncLoop (housekeeping, skipped): sources aren't ready yet"));
     await http.send({ op: "SET", source: "http", pods: [] });
-    await until(() => handler.cleanups >= 2, "housekeeping to run");
+    await waitFor(() => handler.cleanups >= 2, "housekeeping to run");
     assert.equal(loop.housekeepingRuns, handler.cleanups);
     config.close();
     await running;
@@ -247,12 +238,12 @@ describe("SyncLoop with PodConfig", () => {
     const running = runLoop(t, loop);
     await file.send({ op: "SET", source: "file", pods: [pod] });
     await file.send({ op: "SET", source: "file", pods: [] });
-    await until(() => loop.dispatched.forSource("file").get("REMOVE") === 1, "the REMOVE");
+    await waitFor(() => loop.dispatched.forSource("file").get("REMOVE") === 1, "the REMOVE");
     assert.equal(handler.deferredDeletions, 1);
     assert.equal(handler.running.size, 1, "the removed pod keeps running");
     assert.equal(handler.orphanedPods().length, 1);
     await http.send({ op: "SET", source: "http", pods: [] });
-    await until(() => handler.running.size === 0, "the orphan to be killed");
+    await waitFor(() => handler.running.size === 0, "the orphan to be killed");
     assert.equal(handler.killed, 1);
     assert.equal(handler.podManager.getPodByFullName("foo_ns"), undefined);
     config.close();
@@ -273,7 +264,7 @@ describe("SyncLoop with PodConfig", () => {
     });
     const controller = new AbortController();
     const running = loop.run(controller.signal);
-    await until(() => loop.housekeepingSkipped > 0, "a housekeeping tick");
+    await waitFor(() => loop.housekeepingSkipped > 0, "a housekeeping tick");
     assert.equal(timers(), before + 1, "the housekeeping ticker runs");
     controller.abort();
     await running;

@@ -14,8 +14,9 @@ import { MirrorPodView } from "../../src/kubelet/mirror_pods.js";
 import { escapeHtml } from "../../src/server/format.js";
 import type { ManifestStatus } from "../../src/server/manifests.js";
 import type { SourcesStatus } from "../../src/server/state.js";
-import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
+import { exporterFromFlags, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
+import { eventually } from "../support/liveness.js";
 import { ManualClock, mirrorPod } from "../support/pods.js";
 
 const set = (source: string, pods: Pod[]) => ({ op: "SET" as const, source, pods });

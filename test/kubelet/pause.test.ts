@@ -8,16 +8,8 @@ import { ReferenceSyncHandler } from "../../src/core/reference_handler.js";
 import { SourcesReady } from "../../src/core/sources_ready.js";
 import { SyncLoop } from "../../src/core/sync_loop.js";
 import { PauseGate } from "../../src/kubelet/pause_gate.js";
-import { LivenessBoundMs } from "../support/liveness.js";
+import { waitFor } from "../support/liveness.js";
 import { createValidPod } from "../support/pods.js";
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + LivenessBoundMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
 
 function copy(gate: PauseGate) {
   const podConfig = new PodConfig();
@@ -43,15 +35,15 @@ describe("SyncLoop with a pause", () => {
     const running = loop.run(controller.signal);
     const file = podConfig.channel("file");
     void file.send({ op: "SET", source: "file", pods: [createValidPod("a", "default")] });
-    await until(() => gate.waiting === 1, "the loop to wait on the gate");
+    await waitFor(() => gate.waiting === 1, "the loop to wait on the gate");
     // Long enough for many housekeeping ticks and the update to be taken, were it not held.
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(sourcesReady.seenAt("file"), undefined);
     assert.equal(loop.dispatched.forSource("file").size, 0);
     assert.equal(loop.housekeepingRuns + loop.housekeepingSkipped, 0);
     gate.set(false);
-    await until(() => sourcesReady.allReady(), "file seen once released");
-    await until(() => loop.housekeepingRuns > 0, "housekeeping once released");
+    await waitFor(() => sourcesReady.allReady(), "file seen once released");
+    await waitFor(() => loop.housekeepingRuns > 0, "housekeeping once released");
     controller.abort();
     await running;
   });
@@ -62,7 +54,7 @@ describe("SyncLoop with a pause", () => {
     const { loop } = copy(gate);
     const controller = new AbortController();
     const running = loop.run(controller.signal);
-    await until(() => gate.waiting === 1, "the loop to wait on the gate (first tick)");
+    await waitFor(() => gate.waiting === 1, "the loop to wait on the gate (first tick)");
     controller.abort();
     await running;
     assert.equal(gate.waiting, 0);

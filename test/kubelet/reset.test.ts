@@ -7,13 +7,15 @@ import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { parseExposition } from "../../src/kubelet/exposition.js";
 import type { SourcesStatus } from "../../src/server/state.js";
-import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
+import { exporterFromFlags, manifestDir } from "../server/helpers.js";
 import {
   crossCheckFlags,
   FakeKubelet,
   makeTestPKI,
   type TestPKI,
 } from "../support/fake_kubelet.js";
+import { eventually } from "../support/liveness.js";
+import { activeResources, extraResources } from "../support/resources.js";
 
 let pki: TestPKI;
 before(async () => {
@@ -47,14 +49,6 @@ async function metrics(url: string) {
 
 async function metric(url: string, name: string): Promise<number | undefined> {
   return (await metrics(url)).get(name)?.[0]?.value;
-}
-
-/** Handles and requests that would keep the process alive, counted by kind. */
-function activeResources(): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const kind of process.getActiveResourcesInfo())
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  return counts;
 }
 
 const Restarts = 30;
@@ -143,8 +137,7 @@ describe("the copy follows the kubelet's restarts", () => {
       }, `restart ${i} and ready again`);
     }
     // Sockets of the last requests may still be closing: wait for them, not for a leak.
-    const grown = () =>
-      [...activeResources()].filter(([kind, count]) => count > (baseline.get(kind) ?? 0));
+    const grown = () => extraResources(baseline);
     await eventually(
       async () => (grown().length === 0 ? true : undefined),
       `resources back to the baseline (grown: ${JSON.stringify(grown())})`,

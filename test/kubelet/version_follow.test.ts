@@ -10,13 +10,14 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { SourcesStatus } from "../../src/server/state.js";
-import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
+import { exporterFromFlags, manifestDir } from "../server/helpers.js";
 import {
   crossCheckFlags,
   FakeKubelet,
   makeTestPKI,
   type TestPKI,
 } from "../support/fake_kubelet.js";
+import { eventually } from "../support/liveness.js";
 import { RecordingLogger } from "../support/update_recorder.js";
 
 let pki: TestPKI;

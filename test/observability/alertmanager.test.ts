@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, type TestContext, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { eventually } from "../server/helpers.js";
+import { eventually } from "../support/liveness.js";
 import { Alertmanager, type Notification, WebhookReceiver } from "./alertmanager_process.js";
 
 type Labels = Record<string, string>;

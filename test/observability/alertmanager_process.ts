@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { alertmanagerConfig } from "../../mixin/alertmanager.js";
 import { defaultConfig } from "../../mixin/config.js";
-import { eventually } from "../server/helpers.js";
+import { eventually } from "../support/liveness.js";
 import { freePort } from "./prometheus.js";
 
 type Labels = Record<string, string>;

@@ -9,10 +9,10 @@ import { mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
+import { exporterFromFlags, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
-import { LivenessBoundMs } from "../support/liveness.js";
+import { eventually, LivenessBoundMs } from "../support/liveness.js";
 import { mirrorPod } from "../support/pods.js";
 import { freePort, Prometheus } from "./prometheus.js";
 

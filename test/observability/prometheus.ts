@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { basename, join } from "node:path";
 import { defaultConfig, type MixinConfig } from "../../mixin/config.js";
 import { RULES_DIR, renderMixin } from "../../mixin/render.js";
-import { eventually } from "../server/helpers.js";
+import { eventually } from "../support/liveness.js";
 
 export const job = "podconfig-exporter";
 

@@ -10,9 +10,10 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { dashboardQueries } from "../../mixin/dashboards/queries.js";
 import { MaxManifestInfoSeries } from "../../src/telemetry/manifest_metrics.js";
-import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
+import { exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
 import { FakeKubelet, makeTestPKI } from "../support/fake_kubelet.js";
+import { eventually } from "../support/liveness.js";
 import { mirrorPod } from "../support/pods.js";
 import { freePort, job, Prometheus } from "./prometheus.js";
 

@@ -18,9 +18,10 @@ import { after, before, describe, test } from "node:test";
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { parseAllDocuments, stringify } from "yaml";
 import { queriesOf } from "../../mixin/dashboards/queries.js";
-import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
+import { exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
 import { chartNamespace, helmTemplate } from "../support/chart.js";
 import { FakeKubelet, makeTestPKI, type TestPKI } from "../support/fake_kubelet.js";
+import { eventually } from "../support/liveness.js";
 import type { KubeObject } from "./k8s_schema.js";
 import { freePort, Prometheus } from "./prometheus.js";
 

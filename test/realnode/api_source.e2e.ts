@@ -13,7 +13,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { freePort } from "../../scripts/realnode/node.js";
 import { kubeconfig } from "../../scripts/realnode/pki.js";
@@ -21,6 +20,7 @@ import type { KubeletMinor } from "../../src/core/version.js";
 import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { signed } from "../support/certs.js";
+import { waitFor } from "../support/liveness.js";
 import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 import { ExtraApiserver, realNodeEnv as env } from "./apiserver.js";
 import { kubectlWith } from "./kubectl.js";
@@ -35,13 +35,9 @@ const pkiDir = join(caFile, "..");
 /** Generous bounds for a loaded machine; not timing assertions. */
 const bound = 180_000;
 
-async function until(condition: () => boolean, what: string, timeoutMs = bound): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
+/** Polls every 200 ms: each check may read the API server's audit log. */
+const until = (condition: () => boolean, what: string, timeoutMs = bound) =>
+  waitFor(condition, what, timeoutMs, 200);
 
 const kubectl = kubectlWith(adminKubeconfig);
 

@@ -19,7 +19,8 @@ import type { Exporter } from "../../src/app.js";
 import { parseExposition } from "../../src/kubelet/exposition.js";
 import type { OrphanedMirrorPodsStatus } from "../../src/kubelet/status.js";
 import type { ManifestStatus } from "../../src/server/manifests.js";
-import { eventually, exporterFromFlags, manifestDir } from "../server/helpers.js";
+import { exporterFromFlags, manifestDir } from "../server/helpers.js";
+import { eventually } from "../support/liveness.js";
 import { createMirrorPod, forceDeletePod, kubectlWith } from "./kubectl.js";
 
 const adminKubeconfig = process.env.REALNODE_KUBECONFIG;

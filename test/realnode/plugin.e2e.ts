@@ -18,8 +18,9 @@ import { ClusterWriter, ExporterPort, exporterNode } from "../../scripts/realnod
 import { freePort } from "../../scripts/realnode/node.js";
 import { kubeconfig } from "../../scripts/realnode/pki.js";
 import type { Exporter } from "../../src/app.js";
-import { eventually, exporterFromFlags, ManifestServer } from "../server/helpers.js";
+import { exporterFromFlags, ManifestServer } from "../server/helpers.js";
 import { signed } from "../support/certs.js";
+import { eventually } from "../support/liveness.js";
 import { ExtraApiserver, realNodeEnv } from "./apiserver.js";
 
 const adminKubeconfig = realNodeEnv("REALNODE_KUBECONFIG");

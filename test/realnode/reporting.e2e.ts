@@ -20,8 +20,9 @@ import { kubeconfig } from "../../scripts/realnode/pki.js";
 import { repoRoot } from "../../scripts/realnode/versions.js";
 import type { Exporter } from "../../src/app.js";
 import { parseExposition } from "../../src/kubelet/exposition.js";
-import { eventually, exporterFromFlags, ManifestServer } from "../server/helpers.js";
+import { exporterFromFlags, ManifestServer } from "../server/helpers.js";
 import { crossCheckFlags, FakeKubelet, makeTestPKI } from "../support/fake_kubelet.js";
+import { eventually } from "../support/liveness.js";
 import { ExtraApiserver, realNodeEnv } from "./apiserver.js";
 import { createMirrorPod, forceDeletePod, kubectlWith } from "./kubectl.js";
 

@@ -11,27 +11,14 @@ import type { SourcesStatus } from "../../src/server/state.js";
 import { PodCheckpointManager } from "../../src/sources/checkpoint/checkpoint.js";
 import { SourceHealth } from "../../src/sources/health.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
+import { eventually } from "../support/liveness.js";
 import { createValidPod } from "../support/pods.js";
+import { activeResources, extraResources } from "../support/resources.js";
 import { RecordingLogger } from "../support/update_recorder.js";
-import { eventually, exporterFromFlags, manifestDir } from "./helpers.js";
+import { exporterFromFlags, manifestDir } from "./helpers.js";
 
 async function status(url: string): Promise<SourcesStatus> {
   return (await (await fetch(`${url}/api/v1/sources`)).json()) as SourcesStatus;
-}
-
-/** Handles and requests that would keep the process alive, counted by kind. */
-function activeResources(): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const kind of process.getActiveResourcesInfo())
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  return counts;
-}
-
-/** Kinds with more resources now than in `baseline` (earlier tests' sockets may still be closing). */
-function extraResources(baseline: Map<string, number>): string[] {
-  return [...activeResources()]
-    .filter(([kind, count]) => count > (baseline.get(kind) ?? 0))
-    .map(([kind, count]) => `${kind} ×${count - (baseline.get(kind) ?? 0)}`);
 }
 
 describe("startExporter", () => {

@@ -6,13 +6,8 @@ import { describe, test } from "node:test";
 import type { SourcesStatus } from "../../src/server/state.js";
 import { SourceErrorReasons } from "../../src/sources/health.js";
 import { parseExposition, value } from "../support/exposition.js";
-import {
-  eventually,
-  exporterFromFlags,
-  fileAndStuckHTTP,
-  ManifestServer,
-  manifestDir,
-} from "./helpers.js";
+import { eventually } from "../support/liveness.js";
+import { exporterFromFlags, fileAndStuckHTTP, ManifestServer, manifestDir } from "./helpers.js";
 
 async function sources(url: string): Promise<SourcesStatus> {
   const response = await fetch(`${url}/api/v1/sources`);

@@ -1,5 +1,5 @@
-// Shared by the server and CLI tests: a controllable manifest URL on 127.0.0.1, an exporter
-// started from real command-line flags, and polling with a deadline.
+// Shared by the server and CLI tests: a controllable manifest URL on 127.0.0.1, and an exporter
+// started from real command-line flags.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,22 +10,6 @@ import { type Exporter, startExporter } from "../../src/app.js";
 import { resolveConfig } from "../../src/cli/config.js";
 import type { Clock, Logger } from "../../src/core/deps.js";
 import { silentLogger } from "../../src/core/deps.js";
-import { LivenessBoundMs } from "../support/liveness.js";
-
-/** Polls `probe` until it returns a value other than undefined; fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = LivenessBoundMs,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const result = await probe();
-    if (result !== undefined) return result;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** A manifest URL whose answer the test sets: a status code, or a PodList once it "recovers". */
 export class ManifestServer {

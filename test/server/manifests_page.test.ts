@@ -12,8 +12,8 @@ import type { ManifestStatus } from "../../src/server/manifests.js";
 import { launchChromium } from "../support/browser.js";
 import { parseExposition } from "../support/exposition.js";
 import { HostileKubeletVerdicts, writeHostileDirectory } from "../support/hostile_directory.js";
-import { LivenessBoundMs } from "../support/liveness.js";
-import { eventually, exporterFromFlags } from "./helpers.js";
+import { eventually, LivenessBoundMs } from "../support/liveness.js";
+import { exporterFromFlags } from "./helpers.js";
 
 const artifacts = new URL("../../artifacts/", import.meta.url);
 

@@ -11,7 +11,7 @@ import { silentLogger } from "../../src/core/deps.js";
 import { createRoutes, type MetricsEndpoint } from "../../src/server/routes.js";
 import { listen } from "../../src/server/server.js";
 import { metricsHandler, registerHandlerMetrics } from "../../src/telemetry/metrics_handler.js";
-import { eventually } from "./helpers.js";
+import { eventually } from "../support/liveness.js";
 
 /** The exporter's metrics handler, rendering "up 1" once released; counts the renders started. */
 class GatedMetrics implements MetricsEndpoint {

@@ -17,8 +17,8 @@ import { silentLogger } from "../../src/core/deps.js";
 import { listen } from "../../src/server/server.js";
 import { WebConfigFile } from "../../src/server/web_config_file.js";
 import { type Pair, selfSigned, signed } from "../support/certs.js";
-import { LivenessBoundMs } from "../support/liveness.js";
-import { eventually, exporterFromFlags, manifestDir } from "./helpers.js";
+import { eventually, LivenessBoundMs } from "../support/liveness.js";
+import { exporterFromFlags, manifestDir } from "./helpers.js";
 
 interface Answer {
   status: number;

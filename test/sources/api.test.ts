@@ -9,7 +9,8 @@ import type { Pod } from "../../src/core/types.js";
 import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { FakeApiserver, type FakeApiserverOptions } from "../support/fake_apiserver.js";
-import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 
 const token = "s3cret-bearer-token";
 

@@ -12,7 +12,7 @@ import { ApiSource } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { registerApiWatchMetrics } from "../../src/telemetry/api_watch_metrics.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
-import { waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
 
 const burst = 2000;
 

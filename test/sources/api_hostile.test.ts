@@ -13,7 +13,8 @@ import type { Pod } from "../../src/core/types.js";
 import { ApiSource, type ApiSourceOptions } from "../../src/sources/api/api.js";
 import { loadKubeConfig } from "../../src/sources/api/kubeconfig.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
-import { UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
+import { UpdateRecorder } from "../support/update_recorder.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;

@@ -19,7 +19,7 @@ import { type KubeletMinor, KubeletMinors } from "../../src/core/version.js";
 import { ApiSource } from "../../src/sources/api/api.js";
 import { createObservedCore } from "../../src/telemetry/observed_core.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
-import { waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
 
 const nodeName = "node-a";
 

@@ -13,7 +13,8 @@ import { systemClock } from "../../src/core/deps.js";
 import { ApiSource } from "../../src/sources/api/api.js";
 import { KubeConfig, type User } from "../../src/sources/api/kubeconfig.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
-import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 
 const pluginTimeoutMs = 300;
 

@@ -13,7 +13,8 @@ import { PodCheckpointManager } from "../../src/sources/checkpoint/checkpoint.js
 import { checkpointingChannel, restoreCheckpoints } from "../../src/sources/checkpoint/restore.js";
 import { SourceHealth } from "../../src/sources/health.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
-import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 
 function pod(name: string, uid: string, image = "img:1"): Pod {
   return {

@@ -12,7 +12,8 @@ import { test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
 import { FileSource } from "../../src/sources/file/file.js";
 import { HTTPSource } from "../../src/sources/http/http.js";
-import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 
 const podYaml = (name: string) =>
   `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers: [{name: app, image: busybox}]\n`;

@@ -11,8 +11,7 @@ import { test } from "node:test";
 import { systemClock } from "../../src/core/deps.js";
 import { ExecCredentialPlugin } from "../../src/sources/api/exec_credential.js";
 import type { ExecConfig } from "../../src/sources/api/kubeconfig_file.js";
-import { LivenessBoundMs } from "../support/liveness.js";
-import { waitFor } from "../support/update_recorder.js";
+import { LivenessBoundMs, waitFor } from "../support/liveness.js";
 
 const apiVersion = "client.authentication.k8s.io/v1";
 const credential = JSON.stringify({ apiVersion, kind: "ExecCredential", status: { token: "t-1" } });

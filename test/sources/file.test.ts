@@ -10,8 +10,8 @@ import { systemClock } from "../../src/core/deps.js";
 import type { PodUpdate } from "../../src/core/types.js";
 import { FileSource, type FileSourceOptions } from "../../src/sources/file/file.js";
 import { ManifestDecoder } from "../../src/sources/manifest/decoder.js";
-import { LivenessBoundMs } from "../support/liveness.js";
-import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { LivenessBoundMs, waitFor } from "../support/liveness.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 
 const podYaml = (name: string, image = "busybox") =>
   `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers: [{name: app, image: "${image}"}]\n`;

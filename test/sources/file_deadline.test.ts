@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { FsDeadline, StuckCallError } from "../../src/sources/file/deadline.js";
 import { WatchBackoff } from "../../src/sources/file/watch_backoff.js";
-import { waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
 
 describe("file-system deadline", () => {
   let dir: string;

@@ -8,9 +8,9 @@ import { systemClock } from "../../src/core/deps.js";
 import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.js";
 import { ManifestDecoder } from "../../src/sources/manifest/decoder.js";
 import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
-import { LivenessBoundMs } from "../support/liveness.js";
+import { LivenessBoundMs, waitFor } from "../support/liveness.js";
 import { manifestPodJson as podJson } from "../support/pods.js";
-import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 
 const fixture = (name: string) =>
   readFile(new URL(`../fixtures/manifests/${name}`, import.meta.url));

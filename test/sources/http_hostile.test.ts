@@ -7,10 +7,11 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { HTTPSource, type HTTPSourceOptions } from "../../src/sources/http/http.js";
 import { MaxManifestBytes } from "../../src/sources/manifest/read.js";
 import { PodBounds } from "../../src/sources/pod_bounds.js";
-import { eventually, exporterFromFlags } from "../server/helpers.js";
+import { exporterFromFlags } from "../server/helpers.js";
 import { HostileManifestServer } from "../support/hostile_manifest_server.js";
+import { eventually, waitFor } from "../support/liveness.js";
 import { manifestPodJson as podJson } from "../support/pods.js";
-import { RecordingLogger, UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { RecordingLogger, UpdateRecorder } from "../support/update_recorder.js";
 
 describe("http source against a hostile manifest server", () => {
   let hostile: HostileManifestServer;

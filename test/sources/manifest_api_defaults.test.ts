@@ -13,7 +13,7 @@ import { FileSource } from "../../src/sources/file/file.js";
 import { tryDecodeSinglePod } from "../../src/sources/manifest/decode.js";
 import type { StaticPodOrigin } from "../../src/sources/manifest/defaults.js";
 import { imageTag } from "../../src/sources/manifest/image.js";
-import { waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
 
 const origin: StaticPodOrigin = {
   source: "file",

@@ -15,7 +15,8 @@ import { HTTPSource } from "../../src/sources/http/http.js";
 import { ManifestDecoder } from "../../src/sources/manifest/decoder.js";
 import { type ManifestVerdict, VerdictBook } from "../../src/sources/verdicts.js";
 import { hostileFiles, writeHostileDirectory } from "../support/hostile_directory.js";
-import { UpdateRecorder, waitFor } from "../support/update_recorder.js";
+import { waitFor } from "../support/liveness.js";
+import { UpdateRecorder } from "../support/update_recorder.js";
 
 const decoder = new ManifestDecoder();
 after(() => decoder.close());

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SourceHealth, StalePeriods } from "../../src/sources/health.js";
-import { eventually, exporterFromFlags } from "../server/helpers.js";
+import { exporterFromFlags } from "../server/helpers.js";
+import { eventually } from "../support/liveness.js";
 
 describe("staleness", () => {
   test(`a source is stale after ${StalePeriods} periods without a success, from start or its last one`, () => {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { eventually } from "../server/helpers.js";
+import { eventually } from "./liveness.js";
 
 /** Runs `command args` with exactly `env` until `until(url)` resolves; returns its stderr (the log). */
 export async function runBuiltExporter(

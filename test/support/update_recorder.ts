@@ -1,8 +1,7 @@
-// Test doubles for what a source is given: a channel that records what it is sent, a logger
-// that keeps its lines, and a deadline-bounded wait for a condition.
+// Test doubles for what a source is given: a channel that records what it is sent, and a logger
+// that keeps its lines.
 import type { LogFields, Logger } from "../../src/core/deps.js";
 import type { PodUpdate, SourceChannel } from "../../src/core/types.js";
-import { LivenessBoundMs } from "./liveness.js";
 
 /** Records every update; also checks that a source never has two sends in flight. */
 export class UpdateRecorder implements SourceChannel {
@@ -51,18 +50,5 @@ export class RecordingLogger implements Logger {
   }
   text(): string {
     return JSON.stringify(this.lines);
-  }
-}
-
-/** Polls `condition` until it holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = LivenessBoundMs,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

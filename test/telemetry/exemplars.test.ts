@@ -11,8 +11,9 @@ import { OPENMETRICS, TEXT } from "../../src/telemetry/exposition.js";
 import type { Tracing } from "../../src/telemetry/tracer.js";
 import { startTracing } from "../../src/telemetry/tracing.js";
 import { parseExposition, type Sample, samples } from "../support/exposition.js";
+import { waitFor } from "../support/liveness.js";
 import { createValidPod, ManualClock } from "../support/pods.js";
-import { createPipeline, waitFor } from "./pipeline.js";
+import { createPipeline } from "./pipeline.js";
 
 const exporter = new InMemorySpanExporter();
 let tracing: Tracing;

@@ -8,8 +8,9 @@ import { SourceHealth } from "../../src/sources/health.js";
 import { OPENMETRICS, TEXT } from "../../src/telemetry/exposition.js";
 import { allowedLabels, catalogue, ops, perSourceGauges, reasons } from "../support/catalogue.js";
 import { type Exposition, parseExposition, samples, value } from "../support/exposition.js";
+import { waitFor } from "../support/liveness.js";
 import { createValidPod, ManualClock } from "../support/pods.js";
-import { createPipeline, type Pipeline, waitFor } from "./pipeline.js";
+import { createPipeline, type Pipeline } from "./pipeline.js";
 
 const sources = ["file", "http", "api"] as const;
 

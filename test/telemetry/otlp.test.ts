@@ -13,9 +13,10 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { startTracing } from "../../src/telemetry/tracing.js";
 import { startTracingOnDemand } from "../../src/telemetry/tracing_on_demand.js";
 import { selfSigned, signed } from "../support/certs.js";
+import { waitFor } from "../support/liveness.js";
 import { ManualClock } from "../support/pods.js";
 import { RecordingLogger } from "../support/update_recorder.js";
-import { createPipeline, waitFor } from "./pipeline.js";
+import { createPipeline } from "./pipeline.js";
 
 interface Received {
   method: string | undefined;

@@ -6,7 +6,7 @@ import type { Clock } from "../../src/core/deps.js";
 import type { SourceChannel } from "../../src/core/types.js";
 import type { SourceHealth } from "../../src/sources/health.js";
 import { createObservedCore, type ObservedCore } from "../../src/telemetry/observed_core.js";
-import { LivenessBoundMs } from "../support/liveness.js";
+import { waitFor } from "../support/liveness.js";
 
 export interface PipelineOptions {
   sources: readonly string[];
@@ -63,13 +63,4 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       await running;
     },
   };
-}
-
-/** Polls `condition` until it holds; fails after the liveness bound. */
-export async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + LivenessBoundMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }

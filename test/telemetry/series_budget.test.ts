@@ -8,9 +8,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, type TestContext, test } from "node:test";
-import { eventually, exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
+import { exporterFromFlags, ManifestServer, manifestDir } from "../server/helpers.js";
 import { parseExposition } from "../support/exposition.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
+import { eventually } from "../support/liveness.js";
 import { createValidPod } from "../support/pods.js";
 
 const BUDGET = 80;

@@ -11,8 +11,9 @@ import {
 import type { Pod } from "../../src/core/types.js";
 import type { Tracing } from "../../src/telemetry/tracer.js";
 import { startTracing } from "../../src/telemetry/tracing.js";
+import { waitFor } from "../support/liveness.js";
 import { createValidPod, ManualClock } from "../support/pods.js";
-import { createPipeline, waitFor } from "./pipeline.js";
+import { createPipeline } from "./pipeline.js";
 
 describe("spans", () => {
   const exporter = new InMemorySpanExporter();
