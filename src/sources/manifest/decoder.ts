@@ -68,12 +68,13 @@ interface Job {
   reject(err: ManifestError): void;
 }
 
-const underTsx = extname(fileURLToPath(import.meta.url)) === ".ts";
-const workerURL = new URL(underTsx ? "./worker.ts" : "./worker.js", import.meta.url);
+/** Whether this module runs from its .ts source: under tsx, or in test:unit's build of the tests. */
+const fromSource = extname(fileURLToPath(import.meta.url)) === ".ts";
+const workerURL = new URL(fromSource ? "./worker.ts" : "./worker.js", import.meta.url);
 
 /**
  * worker.ts and its imports as one CommonJS script (source_bundle.ts), when this module runs
- * from source under tsx (tests, `npm start`). Loading the thread's module graph through tsx's
+ * from source (tests, `npm start`). Loading the thread's module graph through tsx's
  * loader instead cost each thread about 0.75 s of CPU on Node 20 (the hooks run on a thread of
  * their own and answer every import; Node 20 has no compile cache), against about 0.2 s for
  * this script, and an exporter starts a thread per source and again after every kubelet
@@ -143,13 +144,13 @@ function sourceThread(resourceLimits: ResourceLimits): Worker {
 
 /**
  * A decoding thread: the built worker.js; in a bundled build, the worker's own bundle
- * (scripts/bundle.ts); from source under tsx, the same bundle made from worker.ts
+ * (scripts/bundle.ts); from source, the same bundle made from worker.ts
  * (sourceThread).
  */
 function newThread(resourceLimits: ResourceLimits): Worker {
   const bundled = bundledAsset("decode_worker.cjs");
   if (bundled !== undefined) return new Worker(bundled, { eval: true, resourceLimits });
-  if (!underTsx) return new Worker(workerURL, { resourceLimits });
+  if (!fromSource) return new Worker(workerURL, { resourceLimits });
   return sourceThread(resourceLimits);
 }
 

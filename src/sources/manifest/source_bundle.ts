@@ -1,5 +1,5 @@
 // worker.ts and its imports as one CommonJS script, for the decoding thread of a process that
-// runs from source under tsx (tests, `npm start`; decoder.ts says why a script). esbuild (a
+// runs from source (tests, `npm start`; decoder.ts says why a script). esbuild (a
 // development dependency, as tsx itself is) builds it; the script is kept between processes in
 // a directory of this user's (os.tmpdir()/podconfig-exporter-<uid>, open to no one else, as a
 // script run from there must be), with a hash of every file that went into it, and used again
