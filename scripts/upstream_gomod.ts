@@ -12,10 +12,18 @@ export function upstreamGoMod(release: string): string {
   const download = spawnSync("go", ["mod", "download", "-json", `k8s.io/kubernetes@v${release}`], {
     encoding: "utf8",
   });
-  if (download.status !== 0)
-    throw new Error(`go mod download k8s.io/kubernetes@v${release} failed: ${download.stderr}`);
-  const { GoMod } = JSON.parse(download.stdout) as { GoMod: string };
-  return readFileSync(GoMod, "utf8");
+  // go mod download -json reports a module's error (e.g. "requires go >= 1.27.0") in its JSON.
+  let reported: { GoMod?: string; Error?: string } = {};
+  try {
+    reported = JSON.parse(download.stdout);
+  } catch {
+    // No JSON (go itself failed): stderr says why.
+  }
+  if (download.status !== 0 || reported.GoMod === undefined)
+    throw new Error(
+      `go mod download k8s.io/kubernetes@v${release} failed: ${reported.Error ?? download.stderr}`,
+    );
+  return readFileSync(reported.GoMod, "utf8");
 }
 
 /** The staging module paths the release replaces with ./staging/src/..., in its order. */
@@ -28,8 +36,9 @@ export function stagingModules(goMod: string): string[] {
 
 /** The lines of a replace block pointing each staging module at its published version. */
 export function stagingReplaces(release: string, goMod: string): string[] {
-  const [major, minor, patch] = release.split(".");
-  if (major !== "1" || minor === undefined || patch === undefined)
-    throw new Error(`not a kubernetes 1.x release: ${release}`);
+  // A prerelease keeps its suffix: 1.38.0-beta.0's staging modules are v0.38.0-beta.0.
+  const match = /^1\.(\d+)\.(\d+(?:-[0-9A-Za-z.-]+)?)$/.exec(release);
+  if (!match) throw new Error(`not a kubernetes 1.x release: ${release}`);
+  const [, minor, patch] = match;
   return stagingModules(goMod).map((module) => `\t${module} => ${module} v0.${minor}.${patch}`);
 }

@@ -32,7 +32,7 @@ function pinnedModules(dir: string): PinnedModule[] {
       const text = existsSync(goMod) ? readFileSync(goMod, "utf8") : "";
       return {
         minor: name.slice(1),
-        pin: /^\s*k8s\.io\/kubernetes v(\d+\.\d+\.\d+)\s*$/m.exec(text)?.[1],
+        pin: /^\s*k8s\.io\/kubernetes v(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\s*$/m.exec(text)?.[1],
       };
     })
     .sort(byMinor);
@@ -48,7 +48,7 @@ export function versionPlaces(repo: string): VersionPlaces {
   ];
   const schemaModfiles = modfiles
     .map((modfile) => {
-      const api = /^\s*(?:require )?k8s\.io\/api (v0\.\d+\.\d+)\s*$/m.exec(
+      const api = /^\s*(?:require )?k8s\.io\/api (v0\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\s*$/m.exec(
         readFileSync(join(schemaDir, modfile), "utf8"),
       )?.[1];
       return { minor: `1.${api?.split(".")[1]}`, modfile, api };

@@ -9,7 +9,7 @@ import { moduleDir } from "./versions.js";
 import { wrapperGoMod } from "./wrapper_gomod.js";
 
 const version = process.argv[2];
-if (version === undefined || !/^1\.\d+\.\d+$/.test(version)) {
+if (version === undefined || !/^1\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(version)) {
   console.error("usage: generate-module.ts <kubernetes release, e.g. 1.37.2>");
   process.exit(2);
 }

@@ -10,7 +10,12 @@ import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { systemClock } from "../core/deps.js";
-import { type KubeletMinor, NewestKubeletMinor, parseKubeletMinor } from "../core/version.js";
+import {
+  type KubeletMinor,
+  NewestKubeletMinor,
+  OldestKubeletMinor,
+  parseKubeletMinor,
+} from "../core/version.js";
 import { errorMessage } from "../sources/error_message.js";
 import { FileSource } from "../sources/file/file.js";
 import { decodeURLBody } from "../sources/http/url_body.js";
@@ -26,7 +31,7 @@ refused (the kubelet's error text), duplicate (which manifest wins), ignored. A 
 file is read as the kubelet's --pod-manifest-path; "-" reads a --manifest-url body from stdin.
 Exits 1 when any manifest would be refused or shadowed, 0 otherwise, 2 on a usage error.
 
-  --kubelet.version=V   the kubelet's version, 1.32 to 1.37 (default: the newest, ${NewestKubeletMinor})
+  --kubelet.version=V   the kubelet's version, ${OldestKubeletMinor} to ${NewestKubeletMinor} (default: the newest, ${NewestKubeletMinor})
   --compare-to=V        a second kubelet version: also list what an upgrade (or downgrade) from
                         --kubelet.version to it does to each static pod (restarted: its UID
                         changes; stopped, started, or left as it is)

@@ -2,6 +2,7 @@
 // conventions for the rest) and a parser for `--flag=value`, `--flag value`, `--no-<bool flag>`
 // (kingpin's negation, as node_exporter's --no-collector.<name>) and the PODCONFIG_<FLAG>
 // environment. Values stay strings here; config.ts gives them types.
+import { NewestKubeletMinor, OldestKubeletMinor } from "../core/version.js";
 import { collectors } from "../telemetry/collectors.js";
 
 export type FlagKind = "string" | "duration" | "bool" | "enum" | "int";
@@ -66,9 +67,9 @@ export const flagSpecs: readonly FlagSpec[] = [
   {
     name: "kubelet.version",
     kind: "string",
-    default: "the newest supported, 1.37",
+    default: `the newest supported, ${NewestKubeletMinor}`,
     metavar: "VERSION",
-    help: "The node's kubelet version (1.32 to 1.37, e.g. v1.33.4 or 1.33): static pod decoding, defaults, validation and the merge follow it. Without it, with --kubelet.url, the version the kubelet reports (kubernetes_build_info) is followed once read, the nearest supported minor for one outside the range (said in a warning); until then, or without --kubelet.url, the newest is assumed, and the status page and the log say so.",
+    help: `The node's kubelet version (${OldestKubeletMinor} to ${NewestKubeletMinor}, e.g. v1.33.4 or 1.33): static pod decoding, defaults, validation and the merge follow it. Without it, with --kubelet.url, the version the kubelet reports (kubernetes_build_info) is followed once read, the nearest supported minor for one outside the range (said in a warning); until then, or without --kubelet.url, the newest is assumed, and the status page and the log say so.`,
   },
   {
     name: "file-check-frequency",

@@ -11,6 +11,7 @@ import { resolveConfig } from "../../src/cli/config.js";
 import { envName, flagSpecs, UsageError } from "../../src/cli/flags.js";
 import { usage } from "../../src/cli/usage.js";
 import type { ExporterConfig } from "../../src/config.js";
+import { NewestKubeletMinor } from "../../src/core/version.js";
 import { LivenessBoundMs } from "../support/liveness.js";
 
 async function config(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterConfig> {
@@ -61,7 +62,7 @@ describe("resolveConfig", () => {
   test("--kubelet.version: a claimed minor, else the newest, assumed", async () => {
     const path = "--pod-manifest-path=/etc/kubernetes/manifests";
     assert.deepEqual((await config([path])).kubeletVersion, {
-      minor: "1.37",
+      minor: NewestKubeletMinor,
       assumed: true,
       from: "newest",
     });

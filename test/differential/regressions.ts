@@ -1,15 +1,22 @@
 // Manifests the kubelet refuses that this copy once accepted, and op sequences whose
 // notifications once differed: each stays a case of every differential run (a manifest as a file
 // and as the manifest URL's body), for the minors named (every minor when none are).
-import type { KubeletMinor } from "../../src/core/version.js";
+import { atLeast, type KubeletMinor, KubeletMinors } from "../../src/core/version.js";
 import type { GoPodForm, OpSequence } from "../support/merge_gen.js";
 
 export interface RegressionBody {
   name: string;
   text: string;
-  /** The minors it holds for; all when absent. */
+  /**
+   * The minors it holds for; all when absent. A case that holds up to the newest is written
+   * from(<first>), so that a new minor runs it too.
+   */
   minors?: readonly KubeletMinor[];
 }
+
+/** `first` and every later claimed minor. */
+const from = (first: KubeletMinor): readonly KubeletMinor[] =>
+  KubeletMinors.filter((minor) => atLeast(minor, first));
 
 /** Quantity spellings through every path of resource.ParseQuantity, RoundUp and DeepCopy. */
 const quantities = [
@@ -142,7 +149,7 @@ spec:
       "    image: nginx:1.27\n",
       "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{key: k, operator: In, values: ['a b']}]\n",
     ),
-    minors: ["1.33", "1.34", "1.35", "1.36", "1.37"],
+    minors: from("1.33"),
   },
   {
     // netutils.ParseIPSloppy takes no IPv6 zone; Node's isIPv6 did.
@@ -169,7 +176,7 @@ spec:
   - name: app
     image: nginx:1.27
 `,
-    minors: ["1.36", "1.37"],
+    minors: from("1.36"),
   },
   {
     // go-yaml v2 resolves a plain scalar that starts with a sign or a digit as a number once
@@ -220,7 +227,7 @@ spec:
   {
     name: "hostnameOverride that is not a DNS subdomain (1.34+)",
     text: pod("hostname-override", "    image: nginx:1.27\n", "  hostnameOverride: bad_name!\n"),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "bindMountOptions that are not supported, and repeated (1.37)",
@@ -229,12 +236,12 @@ spec:
       "    image: nginx:1.27\n    volumeMounts:\n    - {name: v, mountPath: /x, bindMountOptions: [noexec, bad, noexec]}\n",
       "  volumes:\n  - {name: v, emptyDir: {}}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "lifecycle.stopSignal without spec.os (1.33+)",
     text: pod("stop-signal", "    image: nginx:1.27\n    lifecycle: {stopSignal: SIGTERM}\n"),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "a probe's httpGet.protocol HTTP (1.37: HTTP1 or HTTP2)",
@@ -242,7 +249,7 @@ spec:
       "http-protocol",
       "    image: nginx:1.27\n    livenessProbe: {httpGet: {port: 80, protocol: HTTP}}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "a grpc probe's unknown mode (1.37)",
@@ -250,17 +257,17 @@ spec:
       "grpc-mode",
       "    image: nginx:1.27\n    startupProbe: {grpc: {port: 80, mode: web}}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "an empty schedulingGroup (1.36+)",
     text: pod("scheduling-group", "    image: nginx:1.27\n", "  schedulingGroup: {}\n"),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "an image volume without a reference (1.37)",
     text: pod("image-volume", "    image: nginx:1.27\n", "  volumes:\n  - {name: v, image: {}}\n"),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "an emptyDir mode above 01777 and a negative projected file user (1.37)",
@@ -269,7 +276,7 @@ spec:
       "    image: nginx:1.27\n",
       "  volumes:\n  - {name: v, emptyDir: {mode: 4095}}\n  - {name: w, downwardAPI: {defaultUser: -1, items: [{path: p, fieldRef: {fieldPath: metadata.name}}]}}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "pod-level resources: an empty claims list and ephemeral-storage (1.35+)",
@@ -278,7 +285,7 @@ spec:
       "    image: nginx:1.27\n",
       "  resources:\n    claims: []\n    requests: {ephemeral-storage: 1Gi}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "pod-level requests below the containers' sum, sidecar included (1.35+)",
@@ -287,7 +294,7 @@ spec:
       "    image: nginx:1.27\n    resources: {requests: {cpu: 700m}}\n",
       "  initContainers:\n  - {name: side, image: busybox, restartPolicy: Always, resources: {requests: {cpu: 400m}}}\n  resources:\n    requests: {cpu: '1'}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "an env fileKeyRef to a volume that is not an emptyDir (1.34+)",
@@ -296,7 +303,7 @@ spec:
       "    image: nginx:1.27\n    env:\n    - {name: A, valueFrom: {fileKeyRef: {volumeName: v, path: p, key: k}}}\n",
       "  volumes:\n  - {name: v, configMap: {name: c}}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "an image volume mounted with a subPathExpr (1.32)",
@@ -492,7 +499,7 @@ spec:
       "    image: nginx:1.27\n    env:\n    - {name: A, valueFrom: {fileKeyRef: {volumeName: v, path: p, key: k}}}\n",
       "  volumes:\n  - {name: v, emptyDir: {}}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "pod-level resources that cover the containers' (1.35+)",
@@ -536,7 +543,7 @@ spec:
       "    image: nginx:1.27\n",
       "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a}}, matchLabelKeys: [app]}\n",
     ),
-    minors: ["1.37"],
+    minors: from("1.37"),
   },
   {
     name: "an ephemeral volume with a valid claim template (up to 1.33)",
@@ -577,7 +584,7 @@ items:
       "    image: nginx:1.27\n    volumeMounts:\n    - {name: v, mountPath: /x, subPathExpr: sub/gamma}\n",
       "  volumes:\n  - {name: v, image: {reference: busybox, pullPolicy: IfNotPresent}}\n",
     ),
-    minors: ["1.33", "1.34", "1.35", "1.36", "1.37"],
+    minors: from("1.33"),
   },
   {
     // 1e21 is an int64Amount (value 1, scale 21) whose MilliValue and Value overflow to 0 in Go

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { NewestKubeletMinor, OldestKubeletMinor } from "../../src/core/version.js";
 import type { SourcesStatus } from "../../src/server/state.js";
 import { exporterFromFlags, manifestDir } from "../server/helpers.js";
 import {
@@ -19,6 +20,11 @@ import {
 } from "../support/fake_kubelet.js";
 import { eventually } from "../support/liveness.js";
 import { RecordingLogger } from "../support/update_recorder.js";
+
+const newest = NewestKubeletMinor;
+/** A minor as a regular expression matches it. */
+const re = (minor: string) => minor.replace(".", "\\.");
+const range = `${re(OldestKubeletMinor)} to ${re(newest)}`;
 
 let pki: TestPKI;
 before(async () => {
@@ -73,14 +79,17 @@ describe("the kubelet version followed, from --kubelet.url", () => {
       const s = await status(exporter.url);
       return s.kubelet?.lastError && filePods(s) !== undefined ? s : undefined;
     }, "a failed poll of the kubelet and the file source listed");
-    assert.deepEqual(assumed.kubeletVersion, { minor: "1.37", assumed: true, from: "newest" });
-    assert.equal(filePods(assumed), 1, "1.37 refuses the configMap pod; etcd is stored");
-    assert.match(await page(exporter.url), /1\.37 <small>\(assumed: no --kubelet\.version/);
+    assert.deepEqual(assumed.kubeletVersion, { minor: newest, assumed: true, from: "newest" });
+    assert.equal(filePods(assumed), 1, `${newest} refuses the configMap pod; etcd is stored`);
+    assert.match(
+      await page(exporter.url),
+      new RegExp(`${re(newest)} <small>\\(assumed: no --kubelet\\.version`),
+    );
     assert.ok(
       logger.lines.some((l) =>
-        /assuming the node's kubelet is 1\.37, the newest supported, until its kubernetes_build_info is read from --kubelet\.url/.test(
-          l.message,
-        ),
+        new RegExp(
+          `assuming the node's kubelet is ${re(newest)}, the newest supported, until its kubernetes_build_info is read from --kubelet\\.url`,
+        ).test(l.message),
       ),
       logger.text(),
     );
@@ -126,28 +135,32 @@ describe("the kubelet version followed, from --kubelet.url", () => {
       const s = await status(exporter.url);
       return s.kubeletVersion.reported === "v1.31.5" && filePods(s) !== undefined ? s : undefined;
     }, "v1.31.5 read");
-    assert.equal(older.kubeletVersion.minor, "1.32");
+    assert.equal(older.kubeletVersion.minor, OldestKubeletMinor);
     assert.equal(older.kubeletVersion.assumed, false);
     assert.match(
       older.kubeletVersion.outOfRange ?? "",
-      /^kubelet v1\.31\.5 is older than the supported 1\.32 to 1\.37: following 1\.32, the nearest/,
+      new RegExp(
+        `^kubelet v1\\.31\\.5 is older than the supported ${range}: following ${re(OldestKubeletMinor)}, the nearest`,
+      ),
     );
-    assert.equal(filePods(older), 2, "1.32 accepts the configMap pod");
+    assert.equal(filePods(older), 2, `${OldestKubeletMinor} accepts the configMap pod`);
     assert.ok(
       logger.lines.some((l) => l.level === "warn" && l.message === older.kubeletVersion.outOfRange),
       logger.text(),
     );
-    assert.match(await page(exporter.url), /is older than the supported 1\.32 to 1\.37/);
+    assert.match(await page(exporter.url), new RegExp(`is older than the supported ${range}`));
 
     kubelet.state = { ...kubelet.state, version: "v1.40.0" };
     const newer = await eventually(async () => {
       const s = await status(exporter.url);
       return s.kubeletVersion.reported === "v1.40.0" && filePods(s) !== undefined ? s : undefined;
     }, "v1.40.0 read");
-    assert.equal(newer.kubeletVersion.minor, "1.37");
+    assert.equal(newer.kubeletVersion.minor, newest);
     assert.match(
       newer.kubeletVersion.outOfRange ?? "",
-      /^kubelet v1\.40\.0 is newer than the supported 1\.32 to 1\.37: following 1\.37, the nearest/,
+      new RegExp(
+        `^kubelet v1\\.40\\.0 is newer than the supported ${range}: following ${re(newest)}, the nearest`,
+      ),
     );
     assert.equal(filePods(newer), 1);
   });

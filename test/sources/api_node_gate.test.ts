@@ -15,7 +15,7 @@ import { resolveConfig } from "../../src/cli/config.js";
 import { startCopy } from "../../src/copy.js";
 import { silentLogger, systemClock } from "../../src/core/deps.js";
 import { ApiserverSource, type Pod } from "../../src/core/types.js";
-import { type KubeletMinor, KubeletMinors } from "../../src/core/version.js";
+import { type KubeletMinor, KubeletMinors, nodeSyncWaitsForNode } from "../../src/core/version.js";
 import { ApiSource } from "../../src/sources/api/api.js";
 import { createObservedCore } from "../../src/telemetry/observed_core.js";
 import { FakeApiserver } from "../support/fake_apiserver.js";
@@ -74,7 +74,7 @@ async function copyWithoutNode(t: TestContext, minor: KubeletMinor) {
   return { fake, api, podRequests, failures };
 }
 
-for (const minor of KubeletMinors.filter((m) => m !== "1.37")) {
+for (const minor of KubeletMinors.filter((m) => !nodeSyncWaitsForNode(m))) {
   test(`${minor}: an empty node list opens the gate; the pods are listed and api is ready`, async (t) => {
     const { fake, api, podRequests, failures } = await copyWithoutNode(t, minor);
     const ready = () => api()?.ready === true && fake.activeWatches === 1;
