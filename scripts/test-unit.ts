@@ -17,7 +17,7 @@ import { availableParallelism } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { IntegrationTests } from "../test/tiers.js";
+import { unitTestFiles } from "../test/tiers.js";
 
 const repo = join(import.meta.dirname, "..");
 // A build per run, so that two runs at once do not replace each other's files; a run killed
@@ -36,15 +36,7 @@ function running(pid: number): boolean {
   }
 }
 
-const unitFiles = readdirSync(join(repo, "test"), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .flatMap((dir) =>
-    readdirSync(join(repo, "test", dir.name))
-      .filter((name) => name.endsWith(".test.ts"))
-      .map((name) => `test/${dir.name}/${name}`),
-  )
-  .filter((file) => !(file in IntegrationTests))
-  .sort();
+const unitFiles = unitTestFiles(repo);
 
 const args = process.argv.slice(2);
 const nodeOptions = args.filter((arg) => arg.startsWith("--"));

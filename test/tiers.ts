@@ -6,6 +6,8 @@
 // A new test file belongs to the unit tier unless it needs one of those; then it goes in the
 // list below, under what it needs. test/tools/tiers.test.ts fails for a file that names a
 // needed tool without being listed.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 
 /** Test files (relative to the repository) that need more than Node and loopback, and why. */
 export const IntegrationTests: Readonly<Record<string, string>> = {
@@ -39,3 +41,16 @@ export const IntegrationTests: Readonly<Record<string, string>> = {
   "test/telemetry/metrics.test.ts": "promtool",
   "test/tools/provision.test.ts": "apt, as root",
 };
+
+/** The unit tier: every test/<layer>/<name>.test.ts of `repo` not listed above, sorted. */
+export function unitTestFiles(repo: string): string[] {
+  return readdirSync(join(repo, "test"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((dir) =>
+      readdirSync(join(repo, "test", dir.name))
+        .filter((name) => name.endsWith(".test.ts"))
+        .map((name) => `test/${dir.name}/${name}`),
+    )
+    .filter((file) => !(file in IntegrationTests))
+    .sort();
+}

@@ -1,10 +1,10 @@
 // The test tiers (test/tiers.ts): every file listed as needing more than Node exists, and a file
 // of the unit tier uses none of the helpers that start a needed tool.
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { IntegrationTests } from "../tiers.js";
+import { IntegrationTests, unitTestFiles } from "../tiers.js";
 
 const repo = join(import.meta.dirname, "..", "..");
 
@@ -27,14 +27,11 @@ test("every file listed as an integration test exists", () => {
 });
 
 test("the unit tier's files start no tool npm test provisions", () => {
-  for (const dir of readdirSync(join(repo, "test"), { withFileTypes: true })) {
-    if (!dir.isDirectory()) continue;
-    for (const name of readdirSync(join(repo, "test", dir.name))) {
-      const file = `test/${dir.name}/${name}`;
-      if (!name.endsWith(".test.ts") || file in IntegrationTests) continue;
-      const text = readFileSync(join(repo, file), "utf8");
-      for (const helper of toolHelpers)
-        assert.doesNotMatch(text, helper, `${file} needs a tool: list it in test/tiers.ts`);
-    }
+  const files = unitTestFiles(repo);
+  assert.ok(files.length > 0, "no unit test file found");
+  for (const file of files) {
+    const text = readFileSync(join(repo, file), "utf8");
+    for (const helper of toolHelpers)
+      assert.doesNotMatch(text, helper, `${file} needs a tool: list it in test/tiers.ts`);
   }
 });
